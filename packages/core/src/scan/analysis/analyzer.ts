@@ -1,0 +1,33 @@
+import type { CodeFact, Language, ParseProblem, ScanMode, SourceFile, TaintFlow, ToolDefinition } from '../model.js';
+
+/** What one language analyzer learns from the source files of its language. */
+export interface LanguageAnalysis {
+  tools: ToolDefinition[];
+  flows: TaintFlow[];
+  facts: CodeFact[];
+  problems: ParseProblem[];
+  /** Files that parsed (a file that failed to parse is in `problems` and skipped, never fatal). */
+  parsedFiles: number;
+}
+
+export interface AnalyzeOptions {
+  mode: ScanMode;
+  signal?: AbortSignal;
+  /** Called after each file is parsed, for progress. */
+  onFile?: (file: SourceFile) => void;
+}
+
+/**
+ * One per language family (JS/TS with oxc-parser, Python with web-tree-sitter). The engine hands each analyzer the
+ * files whose `language` it claims and whose role is `source` (bundles and vendored code are inventoried only).
+ *
+ * Dataflow scope by mode: `fast` follows tool inputs through local variables, helper functions of the same file and
+ * helpers imported from other files of the package one call deep; `deep` follows imports and calls transitively.
+ */
+export interface LanguageAnalyzer {
+  id: string;
+  languages: readonly Language[];
+  analyze(files: readonly SourceFile[], options: AnalyzeOptions): Promise<LanguageAnalysis>;
+  /** Parse only, nothing else: the benchmark's baseline. Returns how many files parsed. */
+  parseOnly(files: readonly SourceFile[]): Promise<number>;
+}

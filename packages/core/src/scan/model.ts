@@ -1,0 +1,317 @@
+// The data model of a scan, shared by every stage: targets → workspace → inventory → analysis → findings → report.
+// Everything here is plain data (JSON-serialisable) except where a field says otherwise, because reports travel
+// over HTTP and into worker threads.
+
+export type ScanMode = 'fast' | 'deep';
+
+export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
+export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+
+/** Fixed category slugs: they appear in every finding and CI users filter on them. */
+export const CATEGORIES = [
+  'tool-poisoning',
+  'hidden-characters',
+  'tool-shadowing',
+  'exfiltration',
+  'command-injection',
+  'code-injection',
+  'path-traversal',
+  'ssrf',
+  'sql-injection',
+  'secrets',
+  'malicious-install',
+  'obfuscation',
+  'insecure-transport',
+  'tls-disabled',
+  'excessive-capability',
+  'supply-chain',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+// ─── Targets ────────────────────────────────────────────────────────────────────────────────────
+
+/** Where a target came from when it was expanded out of an MCP client config file. */
+export interface ConfigOrigin {
+  configPath: string;
+  client: McpClient;
+  serverName: string;
+  /** The launch command as configured (`npx`, `uvx`, `node`, `python` …) and its arguments, for supply-chain rules. */
+  command?: string;
+  args?: string[];
+  url?: string;
+  /** Names of the environment variables the config sets (values are never copied into reports). */
+  envKeys?: string[];
+}
+
+export type McpClient = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode' | 'windsurf' | 'unknown';
+
+/** What the user asked to scan, parsed but not yet fetched. */
+export type ScanTarget =
+  | { kind: 'directory'; input: string; path: string; origin?: ConfigOrigin }
+  | { kind: 'npm'; input: string; name: string; spec: string; origin?: ConfigOrigin }
+  | { kind: 'pypi'; input: string; name: string; version?: string; origin?: ConfigOrigin }
+  | { kind: 'git'; input: string; url: string; ref?: string; origin?: ConfigOrigin }
+  | { kind: 'remote'; input: string; url: string; origin?: ConfigOrigin }
+  | { kind: 'config'; input: string; path: string };
+
+export type TargetKind = ScanTarget['kind'];
+
+/** A fetched target: files on disk, read-only from here on. */
+export interface Workspace {
+  target: ScanTarget;
+  /** Directory that holds the project's files (for packages: the unpacked package root). */
+  root: string;
+  name: string;
+  version?: string;
+  /** Registry metadata the source learned while fetching (used by deep mode and supply-chain rules). */
+  metadata?: PackageMetadata;
+  /** Removes any temp dir the source created. Idempotent; a no-op for local directories. */
+  dispose(): Promise<void>;
+}
+
+export interface PackageMetadata {
+  registry: 'npm' | 'pypi' | 'git';
+  publishedAt?: string;
+  maintainers?: string[];
+  tarballUrl?: string;
+  integrity?: string;
+  /** Commit the git source checked out. */
+  commit?: string;
+}
+
+// ─── Inventory ──────────────────────────────────────────────────────────────────────────────────
+
+export type Language = 'javascript' | 'typescript' | 'python';
+
+/**
+ * Why a file is analysed the way it is. `bundle` (minified or single-file builds) and `vendored`
+ * (node_modules, site-packages, vendor/) are inventoried but not parsed for dataflow: see docs/scanning.md.
+ */
+export type FileRole = 'source' | 'bundle' | 'vendored' | 'manifest' | 'config' | 'other';
+
+export interface SourceFile {
+  /** Path relative to the workspace root, with forward slashes: what reports show. */
+  path: string;
+  absPath: string;
+  language?: Language;
+  role: FileRole;
+  size: number;
+  /** UTF-8 text; absent for binary files and files over the size limit. */
+  text?: string;
+}
+
+export interface Manifest {
+  kind: 'package.json' | 'pyproject.toml' | 'setup.py' | 'requirements.txt' | 'mcp-config' | 'server.json';
+  path: string;
+  /** The parsed document (JSON or TOML), or the raw text for setup.py / requirements.txt. */
+  data: unknown;
+}
+
+// ─── What the model sees ────────────────────────────────────────────────────────────────────────
+
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+  endLine?: number;
+  endColumn?: number;
+}
+
+export interface ToolParameter {
+  name: string;
+  type?: string;
+  description?: string;
+  enum?: string[];
+  default?: unknown;
+  required: boolean;
+  /** A regex the schema constrains the value with (zod `.regex`, JSON schema `pattern`, pydantic `pattern`). */
+  pattern?: string;
+  /** A URL/email/uuid style format constraint, when declared. */
+  format?: string;
+}
+
+export type ExtractorId =
+  | 'mcp-sdk'
+  | 'mcp-sdk-lowlevel'
+  | 'fastmcp-ts'
+  | 'python-fastmcp'
+  | 'python-lowlevel'
+  | 'manifest'
+  | 'remote';
+
+/** A tool, prompt, resource or the server instructions: the text an MCP client hands to the model. */
+export interface ToolDefinition {
+  kind: 'tool' | 'prompt' | 'resource' | 'instructions';
+  name: string;
+  title?: string;
+  description?: string;
+  parameters: ToolParameter[];
+  /** MCP tool annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title). */
+  annotations?: Record<string, unknown>;
+  /** For resources: the URI or URI template. */
+  uri?: string;
+  location: SourceLocation;
+  extractor: ExtractorId;
+  /** Opaque id linking the tool to its handler inside the language analyzer (never serialised). */
+  handlerId?: string;
+}
+
+/** One text field the model reads, addressed so findings can point at it. */
+export interface ModelText {
+  tool: string;
+  toolKind: ToolDefinition['kind'];
+  /** `description`, `title`, `name`, `parameters.<name>.description`, `parameters.<name>.default`, … */
+  field: string;
+  text: string;
+  location: SourceLocation;
+}
+
+// ─── Code facts from the language analyzers ─────────────────────────────────────────────────────
+
+/** What a sink does with its dangerous argument. */
+export type SinkKind =
+  | 'command' // shell or process execution
+  | 'code' // eval, Function, vm, pickle, yaml.load, exec
+  | 'deserialize' // pickle / unsafe yaml / marshal: code execution through data
+  | 'file-read'
+  | 'file-write'
+  | 'network' // outbound request: the tainted argument is the URL/host
+  | 'network-send' // outbound request: the tainted argument is the body/payload
+  | 'sql'
+  | 'email'; // outbound mail: recipient or body
+
+/** Where a value reaching a sink comes from. */
+export type OriginKind =
+  | 'tool-input' // a handler parameter the model controls
+  | 'env' // process.env / os.environ (whole object or a key)
+  | 'sensitive-file' // contents of ~/.ssh, ~/.aws, .env, browser profiles, keychains …
+  | 'decoded-constant' // a literal decoded at run time (base64, hex, charCode arrays)
+  | 'constant'
+  | 'unknown';
+
+export interface FlowStep {
+  file: string;
+  line: number;
+  /** Short human text: "assigned to cmd", "passed to runQuery(sql)", "returned from buildUrl". */
+  note: string;
+}
+
+/**
+ * A value of some origin reaching a sink argument. Language analyzers produce these; the code rules only filter them.
+ * A flow whose `sanitizers` is non-empty was recognised as guarded and is kept so judges can explain the dismissal.
+ */
+export interface TaintFlow {
+  sink: {
+    kind: SinkKind;
+    /** The callee as written: `child_process.exec`, `subprocess.run`, `cursor.execute`, `fetch`. */
+    callee: string;
+    location: SourceLocation;
+    snippet: string;
+    /** For command sinks: true when a shell interprets the string (exec, shell=True, spawn with shell: true). */
+    shell?: boolean;
+    /** The destination when it is a constant: URL or host for network sinks, the address for email recipients. */
+    target?: string;
+  };
+  origin: {
+    kind: OriginKind;
+    /** For tool-input: the tool and parameter the value comes from. */
+    tool?: string;
+    param?: string;
+    /** For env / sensitive-file / decoded-constant: what exactly (`process.env`, `~/.ssh/id_rsa`, the decoded text). */
+    detail?: string;
+  };
+  /** `whole`: the sink argument is the origin value itself; `embedded`: it was concatenated / formatted into a larger string. */
+  composition: 'whole' | 'embedded';
+  steps: FlowStep[];
+  /** Recognised guards on the path: `execFile-argv`, `realpath-containment`, `url-allowlist`, `parameterised-sql`, `schema-enum`, `schema-pattern`, … */
+  sanitizers: string[];
+  /** True when the path crosses a file boundary (imports); only produced in deep mode beyond one hop. */
+  crossFile: boolean;
+}
+
+/** Non-dataflow facts the analyzers find in code, for the transport/TLS/obfuscation style rules. */
+export type CodeFactKind =
+  | 'tls-verification-disabled' // rejectUnauthorized: false, NODE_TLS_REJECT_UNAUTHORIZED=0, verify=False, ssl.CERT_NONE
+  | 'http-listen' // an HTTP server binding: detail = host ('0.0.0.0', '::', '127.0.0.1' or 'default')
+  | 'cors-wildcard' // Access-Control-Allow-Origin: * or cors() with origin '*' / true
+  | 'auth-middleware' // some authentication check guards the HTTP transport (bearer check, auth middleware)
+  | 'origin-check' // Origin / Host header validation, DNS rebinding protection enabled
+  | 'mcp-http-transport' // StreamableHTTPServerTransport / SSEServerTransport / mcp.run(transport="sse"|"streamable-http")
+  | 'encoded-blob' // a long base64/hex literal
+  | 'dynamic-require'; // require/import of a computed or decoded specifier
+
+export interface CodeFact {
+  kind: CodeFactKind;
+  location: SourceLocation;
+  snippet: string;
+  detail?: string;
+}
+
+// ─── Findings and the report ────────────────────────────────────────────────────────────────────
+
+export type Verdict = 'confirm' | 'dismiss' | 'uncertain';
+
+export interface JudgeVote {
+  judge: string;
+  verdict: Verdict;
+  reason: string;
+}
+
+export interface Finding {
+  /** Stable across runs for the same problem: rule id + location/tool + evidence hash. */
+  id: string;
+  ruleId: string;
+  category: Category;
+  severity: Severity;
+  /** 0..1. Rules set a prior; in deep mode the judge panel's consensus sets the final value. */
+  confidence: number;
+  message: string;
+  /** The text or code that shows the problem (hidden characters decoded and shown). */
+  evidence: string;
+  /** Code location, when the finding is about code or a file. */
+  location?: SourceLocation;
+  /** Tool and field, when the finding is about what the model reads. */
+  tool?: { name: string; kind: ToolDefinition['kind']; field: string };
+  /** The dataflow path, for code rules. */
+  flow?: FlowStep[];
+  /** Deep mode: the panel's votes and consensus. */
+  votes?: JudgeVote[];
+  consensus?: Verdict;
+}
+
+export interface ScanTimings {
+  /** Milliseconds per stage: fetch, inventory, parse, extract, analyze, rules, judges, total. */
+  [stage: string]: number;
+}
+
+export interface ParseProblem {
+  file: string;
+  message: string;
+}
+
+export interface ScanReport {
+  schemaVersion: string;
+  generator: { name: 'svc'; version: string };
+  target: {
+    kind: TargetKind;
+    input: string;
+    name: string;
+    version?: string;
+    /** sha256 over the sorted (path, content) pairs of the scanned files. */
+    contentHash: string;
+    origin?: ConfigOrigin;
+  };
+  mode: ScanMode;
+  startedAt: string;
+  timings: ScanTimings;
+  stats: { files: number; bytes: number; parsedFiles: number; skippedFiles: number };
+  tools: Array<Omit<ToolDefinition, 'handlerId'>>;
+  findings: Finding[];
+  score: number;
+  grade: 'A' | 'B' | 'C' | 'D' | 'F';
+  counts: Record<Severity, number>;
+  /** Files that did not parse, and other non-fatal problems. */
+  problems: ParseProblem[];
+  /** Set when the target could not be scanned for code (e.g. a remote endpoint, which is reported not scanned). */
+  notScanned?: string;
+}
