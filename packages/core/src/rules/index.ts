@@ -1,8 +1,36 @@
 // The rule registry: one import per rule file, in category order. rules/index.test.ts checks that every file under
 // rules/ is registered, that ids equal file names, and that docs/rules.md lists the same catalog.
 import type { Rule } from './create-rule.js';
+import commandInjection from './command-injection.js';
+import unrestrictedShellTool from './unrestricted-shell-tool.js';
+import codeInjection from './code-injection.js';
+import pathTraversal from './path-traversal.js';
+import unrestrictedFilesystemTool from './unrestricted-filesystem-tool.js';
+import ssrf from './ssrf.js';
+import sqlInjection from './sql-injection.js';
+import sensitiveDataExfiltration from './sensitive-data-exfiltration.js';
+import hardcodedExfilEndpoint from './hardcoded-exfil-endpoint.js';
+import decodedPayloadExecution from './decoded-payload-execution.js';
+import tlsVerificationDisabled from './tls-verification-disabled.js';
+import httpTransportExposed from './http-transport-exposed.js';
+import missingOriginValidation from './missing-origin-validation.js';
+import corsWildcard from './cors-wildcard.js';
 
 export const RULES: readonly Rule[] = [
+  commandInjection,
+  unrestrictedShellTool,
+  codeInjection,
+  pathTraversal,
+  unrestrictedFilesystemTool,
+  ssrf,
+  sqlInjection,
+  sensitiveDataExfiltration,
+  hardcodedExfilEndpoint,
+  decodedPayloadExecution,
+  tlsVerificationDisabled,
+  httpTransportExposed,
+  missingOriginValidation,
+  corsWildcard,
 ];
 
 const byId = new Map(RULES.map((rule) => [rule.id, rule]));

@@ -1,0 +1,16 @@
+export declare const TARGETS: { fastOverParseMax: number; peakRssMiBMax: number; endToEndP50MsMax: number };
+export declare function median(values: readonly number[]): number;
+export declare function throughput(
+  totalMs: number,
+  files: number,
+  bytes: number,
+): { ms: number; filesPerSecond: number; mibPerSecond: number };
+export interface TargetVerdict {
+  name: string;
+  value: number;
+  target: string;
+  pass: boolean;
+}
+export declare function checkTargets(measured: { ratio: number; peakRssKiB: number; endToEndP50Ms: number }): TargetVerdict[];
+export declare function formatTable(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string;
+export declare function round(value: number, digits?: number): number;

@@ -1,0 +1,121 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { discoverConfigs, formatRun, removeAllTempDirs, scanInputs, SEVERITIES } from '@svc/core';
+import type { ScanMode, ScanRun } from '@svc/core';
+import { EXIT, exitCodeForRun } from '../exit-codes.js';
+import type { FailOn } from '../exit-codes.js';
+import type { CommandIo } from '../terminal.js';
+import { wantsColor } from '../terminal.js';
+import { startProgress } from '../ui/progress.js';
+import { visible } from '../ui/visible.js';
+import { writeFileAtomic } from '../write-atomic.js';
+
+export const SCAN_FORMATS = ['text', 'json', 'sarif', 'markdown', 'github'] as const;
+export type ScanFormat = (typeof SCAN_FORMATS)[number];
+
+export interface ScanCommandOptions {
+  format: ScanFormat;
+  output?: string;
+  mode: ScanMode;
+  failOn: FailOn;
+  discover: boolean;
+  registry?: string;
+  indexUrl?: string;
+  color: boolean;
+  quiet: boolean;
+}
+
+/** How long an interrupted scan gets to wind down before its temp dirs are removed from under it. */
+const ABORT_GRACE_MS = 1000;
+
+function countLine(run: ScanRun): string {
+  const findings = run.reports.flatMap((report) => report.findings);
+  const detail = SEVERITIES.map((severity) => [severity, findings.filter((f) => f.severity === severity).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([severity, count]) => `${count} ${severity}`)
+    .join(', ');
+  const targets = `${run.reports.length} target${run.reports.length === 1 ? '' : 's'} scanned`;
+  const failed = run.errors.length > 0 ? `, ${run.errors.length} failed` : '';
+  return `${targets}${failed}, ${findings.length} finding${findings.length === 1 ? '' : 's'}${detail ? ` (${detail})` : ''}`;
+}
+
+async function resolveInputs(targets: string[], options: ScanCommandOptions, io: CommandIo): Promise<string[]> {
+  if (!options.discover) return targets;
+  const configs = await discoverConfigs();
+  if (!options.quiet && configs.length > 0) {
+    io.stderr.write(`svc: found ${configs.length} MCP client config${configs.length === 1 ? '' : 's'}:\n`);
+    for (const config of configs) io.stderr.write(`  ${config.path} (${config.client})\n`);
+  }
+  return [...targets, ...configs.map((config) => config.path)];
+}
+
+export async function scanCommand(targets: string[], options: ScanCommandOptions, io: CommandIo): Promise<number> {
+  const inputs = await resolveInputs(targets, options, io);
+  if (inputs.length === 0) {
+    io.stderr.write('svc: no MCP client configuration found on this machine; nothing to scan\n');
+    return EXIT.clean;
+  }
+
+  // Fail before a long scan rather than after it when the report cannot be written.
+  if (options.output !== undefined) {
+    try {
+      await access(dirname(resolve(options.output)), constants.W_OK);
+    } catch (error) {
+      io.stderr.write(`svc: cannot write report to ${options.output}: ${(error as Error).message}\n`);
+      return EXIT.error;
+    }
+  }
+
+  const progress = startProgress(inputs.length, options, io);
+  const scan = scanInputs(inputs, {
+    mode: options.mode,
+    signal: io.signal,
+    onEvent: (event) => progress.onEvent(event),
+    source: {
+      npmRegistry: options.registry,
+      pypiIndex: options.indexUrl,
+    },
+  });
+  const aborted = new Promise<'aborted'>((resolveAbort) => {
+    if (io.signal.aborted) resolveAbort('aborted');
+    io.signal.addEventListener('abort', () => resolveAbort('aborted'), { once: true });
+  });
+
+  let run: ScanRun;
+  try {
+    const outcome = await Promise.race([scan, aborted]);
+    if (outcome === 'aborted') throw io.signal.reason;
+    run = outcome;
+  } catch (error) {
+    progress.stop();
+    if (io.signal.aborted) {
+      await Promise.race([scan.catch(() => undefined), delay(ABORT_GRACE_MS)]);
+      await removeAllTempDirs();
+      io.stderr.write('svc: interrupted\n');
+      return EXIT.interrupted;
+    }
+    io.stderr.write(`svc: ${visible((error as Error).message ?? String(error))}\n`);
+    return EXIT.error;
+  }
+  progress.stop();
+
+  const toFile = options.output !== undefined;
+  const color = options.format === 'text' && !toFile && wantsColor(io.stdout, options.color, io.env);
+  const report = formatRun(options.format, run, { color });
+  if (toFile) {
+    try {
+      await writeFileAtomic(options.output!, report);
+    } catch (error) {
+      io.stderr.write(`svc: cannot write report to ${options.output}: ${(error as Error).message}\n`);
+      return EXIT.error;
+    }
+    if (!options.quiet) io.stderr.write(`svc: wrote ${options.format} report to ${options.output}: ${countLine(run)}\n`);
+  } else {
+    io.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
+  }
+
+  for (const failure of run.errors) io.stderr.write(`svc: ${visible(failure.input)}: ${visible(failure.message)}\n`);
+  return exitCodeForRun(run, options.failOn);
+}

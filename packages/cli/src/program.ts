@@ -1,0 +1,124 @@
+import { SVC_VERSION } from '@svc/core';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { rulesCommand, RULES_FORMATS } from './commands/rules.js';
+import type { RulesFormat } from './commands/rules.js';
+import { scanCommand, SCAN_FORMATS } from './commands/scan.js';
+import type { ScanCommandOptions } from './commands/scan.js';
+import { EXIT, FAIL_ON } from './exit-codes.js';
+import type { CommandIo } from './terminal.js';
+
+function httpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('not a URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http(s) URL.');
+  return value;
+}
+
+const SCAN_EXAMPLES = `
+Targets:
+  ./path/to/server            a local directory
+  npm:name@version, @scope/x  an npm package (fetched from the registry, never installed)
+  pypi:name==version          a PyPI package
+  github:owner/repo, git+https://host/repo.git
+                              a git repository
+  https://host/mcp            a remote MCP endpoint (tools/list only; no tool is ever called)
+  path/to/mcp.json            an MCP client config: every server in it is scanned
+
+Exit codes:
+  0    no finding at or above --fail-on, every target scanned
+  1    at least one finding at or above --fail-on
+  2    usage error, or a target could not be scanned
+  130  interrupted (Ctrl-C)
+
+Examples:
+  $ svc scan ./my-mcp-server
+  $ svc scan npm:@modelcontextprotocol/server-filesystem --mode deep
+  $ svc scan --discover
+  $ svc scan . --format sarif --output svc.sarif --fail-on medium
+  $ svc scan ./server --format json > report.json
+`;
+
+/**
+ * Builds the `svc` program. Every command reports its exit code through `setExitCode`; nothing below the entry point
+ * exits the process.
+ */
+export function createProgram(io: CommandIo, setExitCode: (code: number) => void): Command {
+  const program = new Command();
+  program
+    .name('svc')
+    .description('Scan MCP (Model Context Protocol) servers for security problems.')
+    .version(SVC_VERSION, '-V, --version', 'print the svc version')
+    .helpOption('-h, --help', 'show help')
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .showHelpAfterError('(add --help for usage)')
+    // Commander exits with 1 on usage errors; svc promises 2 (1 means findings), so errors come back as exceptions.
+    .exitOverride();
+
+  program
+    .command('scan')
+    .description('scan MCP servers and report security findings')
+    .argument('[targets...]', 'directories, package specs, git URLs, remote endpoints or MCP client config files')
+    .addOption(new Option('-f, --format <format>', 'report format').choices(SCAN_FORMATS).default('text'))
+    .option('-o, --output <file>', 'write the report to this file (atomically) instead of stdout')
+    .addOption(
+      new Option('-m, --mode <mode>', 'fast: the rules; deep: also cross-file dataflow, registry metadata and the judge panel')
+        .choices(['fast', 'deep'])
+        .default('fast'),
+    )
+    .addOption(
+      new Option('--fail-on <severity>', 'exit with 1 when a finding has this severity or higher')
+        .choices(FAIL_ON)
+        .default('high'),
+    )
+    .option('--discover', 'also scan every MCP client config found on this machine', false)
+    .addOption(
+      new Option('--registry <url>', 'npm registry for npm targets (default: https://registry.npmjs.org)')
+        .env('npm_config_registry')
+        .argParser(httpUrl),
+    )
+    .addOption(new Option('--index-url <url>', 'PyPI index for pypi targets (default: https://pypi.org)').argParser(httpUrl))
+    .option('--no-color', 'no colours in the progress view and the text report (also NO_COLOR=1)')
+    .option('-q, --quiet', 'no progress and no summary line: only the report and failures', false)
+    .addHelpText('after', SCAN_EXAMPLES)
+    .action(async (targets: string[], options: ScanCommandOptions, command: Command) => {
+      if (targets.length === 0 && !options.discover) {
+        command.error('error: nothing to scan: give at least one target, or --discover', { exitCode: EXIT.error });
+      }
+      setExitCode(await scanCommand(targets, options, io));
+    });
+
+  program
+    .command('rules')
+    .description('list the rule catalog: id, category, severity and title of every rule')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(RULES_FORMATS).default('text'))
+    .addHelpText('after', '\nExamples:\n  $ svc rules\n  $ svc rules --format json | jq \'.[] | select(.severity == "critical") | .id\'\n')
+    .action((options: { format: RulesFormat }) => {
+      setExitCode(rulesCommand(options, io));
+    });
+
+  program.addHelpText('after', '\nRun `svc <command> --help` for the options of a command. Docs: docs/cli.md\n');
+  return program;
+}
+
+/** Parses `argv` (process.argv shape) and runs the command; resolves to the exit code. */
+export async function main(argv: string[], io: CommandIo): Promise<number> {
+  let exitCode: number = EXIT.clean;
+  const program = createProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    // --help and --version end in a CommanderError with exit code 0; every other one is a usage error.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.clean : EXIT.error;
+    throw error;
+  }
+  return exitCode;
+}

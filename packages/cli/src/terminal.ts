@@ -1,0 +1,19 @@
+/** What the CLI writes to; injected so commands never reach for process.* themselves. */
+export interface CommandIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  /** Aborted on the first Ctrl-C. */
+  signal: AbortSignal;
+}
+
+/**
+ * Colour only on a terminal, unless NO_COLOR (https://no-color.org) or --no-color says no, or FORCE_COLOR asks for
+ * it on a pipe (CI logs that render ANSI).
+ */
+export function wantsColor(stream: { isTTY?: boolean }, flag: boolean, env: NodeJS.ProcessEnv): boolean {
+  if (!flag) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true;
+}

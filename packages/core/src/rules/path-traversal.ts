@@ -1,0 +1,32 @@
+import { createRule } from './create-rule.js';
+import { describeOrigin, flowFinding, unsanitisedFlows } from './support/flows.js';
+
+export default createRule({
+  id: 'path-traversal',
+  meta: {
+    title: 'Tool input joined into a file path without containment',
+    category: 'path-traversal',
+    severity: 'high',
+    description:
+      'A value the model controls is joined onto a base directory and used to read or write files, but nothing checks ' +
+      'that the result stays inside that directory. `../` segments or an absolute path reach any file the server can ' +
+      'access: SSH keys, credentials, shell profiles.',
+    remediation:
+      'Resolve the path (realpath / Path.resolve), then check it is inside the allowed root (`path.relative` not ' +
+      'starting with `..`, `startsWith(root + sep)`, `is_relative_to`) before touching the file; reject symlinks ' +
+      'that leave the root.',
+    cwe: ['CWE-22', 'CWE-73'],
+    owasp: 'MCP05',
+    modes: ['fast', 'deep'],
+    confidence: 0.75,
+  },
+  check(context) {
+    for (const flow of unsanitisedFlows(context, ['file-read', 'file-write'])) {
+      if (flow.composition !== 'embedded') continue;
+      const access = flow.sink.kind === 'file-write' ? 'write' : 'read';
+      context.report(
+        flowFinding(flow, `${describeOrigin(flow)} is joined into a path that \`${flow.sink.callee}\` ${access}s without a containment check`),
+      );
+    }
+  },
+});

@@ -1,0 +1,59 @@
+import type { FindingInput, RuleContext } from '../create-rule.js';
+import type { OriginKind, SinkKind, TaintFlow, ToolDefinition } from '../../scan/model.js';
+
+/** Unsanitised flows of the given origins into the given sinks: what every code rule starts from. */
+export function unsanitisedFlows(
+  context: RuleContext,
+  sinks: readonly SinkKind[],
+  origins: readonly OriginKind[] = ['tool-input'],
+): TaintFlow[] {
+  return context.flows.filter(
+    (flow) => sinks.includes(flow.sink.kind) && origins.includes(flow.origin.kind) && flow.sanitizers.length === 0,
+  );
+}
+
+export function toolNamed(context: RuleContext, name: string | undefined): ToolDefinition | undefined {
+  if (name === undefined) return undefined;
+  return context.tools.find((tool) => tool.kind === 'tool' && tool.name === name);
+}
+
+/** "parameter `cmd` of tool `run`", or the origin's detail for non-tool origins. */
+export function describeOrigin(flow: TaintFlow): string {
+  const { origin } = flow;
+  if (origin.kind === 'tool-input') {
+    const parameter = origin.param ? `parameter \`${origin.param}\`` : 'input';
+    return origin.tool ? `${parameter} of tool \`${origin.tool}\`` : `tool ${parameter}`;
+  }
+  const names: Record<OriginKind, string> = {
+    'tool-input': 'tool input',
+    env: 'the environment',
+    'sensitive-file': 'a sensitive file',
+    'decoded-constant': 'a decoded constant',
+    constant: 'a constant',
+    unknown: 'an unknown value',
+  };
+  return origin.detail ? `${names[origin.kind]} (${origin.detail})` : names[origin.kind];
+}
+
+/** The finding fields every flow-based rule shares: located at the sink, carrying the path. */
+export function flowFinding(flow: TaintFlow, message: string): Pick<FindingInput, 'message' | 'evidence' | 'location' | 'flow' | 'key'> {
+  return {
+    message,
+    evidence: flow.sink.snippet,
+    location: flow.sink.location,
+    flow: [...flow.steps, { file: flow.sink.location.file, line: flow.sink.location.line, note: `reaches ${flow.sink.callee}` }],
+    key: `${flow.origin.kind}:${flow.origin.tool ?? ''}:${flow.origin.param ?? ''}:${flow.origin.detail ?? ''}:${flow.sink.callee}`,
+  };
+}
+
+/**
+ * MCP clients treat a tool without annotations as possibly destructive, but many do not ask before calling it; a tool
+ * that declares `readOnlyHint: true` or `destructiveHint: false` while reaching a dangerous sink is actively misleading.
+ */
+export function annotationStance(tool: ToolDefinition | undefined): 'declared-destructive' | 'misleading' | 'missing' {
+  const annotations = tool?.annotations;
+  if (!annotations) return 'missing';
+  if (annotations.readOnlyHint === true || annotations.destructiveHint === false) return 'misleading';
+  if (annotations.destructiveHint === true) return 'declared-destructive';
+  return 'missing';
+}

@@ -1,0 +1,319 @@
+import type { AstNode, ParsedFile } from './ast.js';
+import { isFunction, memberName, propertyName, unwrap } from './ast.js';
+
+/** What a local name is bound to by an import or a `require`. `imported` is '*' for namespaces, 'default' for defaults. */
+export interface ImportBinding {
+  source: string;
+  imported: string;
+}
+
+/**
+ * One pass over a file's top level (and class bodies) that records what later passes look up by name: functions,
+ * module-level variables, imports/requires and exports. Built once per file and shared by extraction and dataflow.
+ */
+export interface FileIndex {
+  parsed: ParsedFile;
+  /** Functions by name: declarations, `const f = () => …`, class methods (by method name). */
+  functions: Map<string, AstNode>;
+  methods: Map<string, AstNode>;
+  /** Initialisers of variables declared anywhere in the file (first declaration wins), for constant resolution. */
+  variables: Map<string, AstNode>;
+  imports: Map<string, ImportBinding>;
+  /** Exported name → local function node. */
+  exports: Map<string, AstNode>;
+}
+
+const REQUIRE_WRAPPERS = new Set(['__toESM', '__importStar', '__importDefault', '_interopRequireDefault', '_interopRequireWildcard']);
+
+/** `require('x')`, `__importStar(require('x'))`, `(0, __toESM)(require('x'))` → 'x'. */
+export function requiredModule(node: AstNode | undefined): string | undefined {
+  const current = unwrap(node);
+  if (current?.type !== 'CallExpression') return undefined;
+  const callee = unwrap(current.callee);
+  if (callee?.type === 'Identifier' && callee.name === 'require') {
+    const arg = current.arguments[0];
+    return arg?.type === 'Literal' && typeof arg.value === 'string' ? arg.value : undefined;
+  }
+  const calleeName = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+  if (calleeName && REQUIRE_WRAPPERS.has(calleeName)) return requiredModule(current.arguments[0]);
+  return undefined;
+}
+
+export function buildFileIndex(parsed: ParsedFile): FileIndex {
+  const index: FileIndex = {
+    parsed,
+    functions: new Map(),
+    methods: new Map(),
+    variables: new Map(),
+    imports: new Map(),
+    exports: new Map(),
+  };
+  const exportedLocals: Array<[string, string]> = [];
+
+  const declare = (id: AstNode | undefined, init: AstNode | undefined): void => {
+    if (!id || !init) return;
+    if (id.type === 'Identifier') {
+      if (!index.variables.has(id.name)) index.variables.set(id.name, init);
+      const value = unwrap(init);
+      if (isFunction(value) && !index.functions.has(id.name)) index.functions.set(id.name, value as AstNode);
+      const source = requiredModule(init);
+      if (source !== undefined) index.imports.set(id.name, { source, imported: '*' });
+      // `const exec = require('child_process').exec`
+      if (value?.type === 'MemberExpression') {
+        const objectSource = requiredModule(value.object);
+        const name = memberName(value);
+        if (objectSource !== undefined && name) index.imports.set(id.name, { source: objectSource, imported: name });
+      }
+    } else if (id.type === 'ObjectPattern') {
+      const source = requiredModule(init);
+      for (const property of id.properties) {
+        if (property.type !== 'Property') continue;
+        const key = propertyName(property.key, property.computed);
+        const local = property.value.type === 'AssignmentPattern' ? property.value.left : property.value;
+        if (source !== undefined && key && local.type === 'Identifier') index.imports.set(local.name, { source, imported: key });
+      }
+    }
+  };
+
+  const visitStatement = (statement: AstNode, depth: number): void => {
+    switch (statement.type) {
+      case 'ImportDeclaration': {
+        const source = statement.source.value as string;
+        for (const specifier of statement.specifiers) {
+          const imported =
+            specifier.type === 'ImportNamespaceSpecifier'
+              ? '*'
+              : specifier.type === 'ImportDefaultSpecifier'
+                ? 'default'
+                : (propertyName(specifier.imported) ?? 'default');
+          index.imports.set(specifier.local.name, { source, imported });
+        }
+        return;
+      }
+      case 'ExportNamedDeclaration':
+        if (statement.declaration) {
+          visitStatement(statement.declaration, depth);
+          const declaration = statement.declaration;
+          if (declaration.type === 'FunctionDeclaration' && declaration.id) exportedLocals.push([declaration.id.name, declaration.id.name]);
+          if (declaration.type === 'VariableDeclaration') {
+            for (const declarator of declaration.declarations) {
+              if (declarator.id.type === 'Identifier') exportedLocals.push([declarator.id.name, declarator.id.name]);
+            }
+          }
+        }
+        for (const specifier of statement.specifiers ?? []) {
+          const local = propertyName(specifier.local);
+          const exported = propertyName(specifier.exported);
+          if (local && exported) exportedLocals.push([exported, local]);
+        }
+        return;
+      case 'ExportDefaultDeclaration': {
+        const declaration = statement.declaration;
+        if (isFunction(declaration)) {
+          index.exports.set('default', declaration);
+          if (declaration.id) index.functions.set(declaration.id.name, declaration);
+        } else if (declaration.type === 'Identifier') exportedLocals.push(['default', declaration.name]);
+        else if (declaration.type === 'ClassDeclaration') visitStatement(declaration, depth);
+        return;
+      }
+      case 'FunctionDeclaration':
+        if (statement.id && !index.functions.has(statement.id.name)) index.functions.set(statement.id.name, statement);
+        return;
+      case 'ClassDeclaration':
+      case 'ClassExpression':
+        for (const member of statement.body.body) {
+          const name = propertyName(member.key, member.computed);
+          if (!name) continue;
+          if (member.type === 'MethodDefinition' && !index.methods.has(name)) index.methods.set(name, member.value);
+          if (member.type === 'PropertyDefinition' && isFunction(unwrap(member.value)) && !index.methods.has(name)) {
+            index.methods.set(name, unwrap(member.value) as AstNode);
+          }
+        }
+        return;
+      case 'VariableDeclaration':
+        for (const declarator of statement.declarations) {
+          declare(declarator.id, declarator.init);
+          const init = unwrap(declarator.init);
+          if (init?.type === 'ClassExpression') visitStatement(init, depth);
+        }
+        return;
+      case 'ExpressionStatement': {
+        const expression = unwrap(statement.expression);
+        if (expression?.type === 'AssignmentExpression') {
+          const left = expression.left;
+          // CommonJS exports: `exports.f = f`, `module.exports = { f }`, `exports.f = function () {}`.
+          if (left.type === 'MemberExpression') {
+            const object = unwrap(left.object);
+            const isExports =
+              (object?.type === 'Identifier' && object.name === 'exports') ||
+              (object?.type === 'MemberExpression' && memberName(object) === 'exports');
+            const name = memberName(left);
+            const right = unwrap(expression.right);
+            if (isExports && name && right) {
+              if (isFunction(right)) index.exports.set(name, right);
+              else if (right.type === 'Identifier') exportedLocals.push([name, right.name]);
+            }
+            if (object?.type === 'Identifier' && object.name === 'module' && name === 'exports' && right?.type === 'ObjectExpression') {
+              for (const property of right.properties) {
+                const key = property.type === 'Property' ? propertyName(property.key, property.computed) : undefined;
+                const value = property.type === 'Property' ? unwrap(property.value) : undefined;
+                if (key && value?.type === 'Identifier') exportedLocals.push([key, value.name]);
+                else if (key && isFunction(value)) index.exports.set(key, value as AstNode);
+              }
+            }
+          }
+          if (left.type === 'Identifier') declare(left, expression.right);
+        }
+        return;
+      }
+      default:
+        // Variables declared in nested blocks (e.g. inside `main()`) still help resolve constants and helpers.
+        if (depth < 3) {
+          for (const key of ['body', 'consequent', 'alternate', 'block']) {
+            const child = statement[key];
+            if (Array.isArray(child)) for (const item of child) visitStatement(item, depth + 1);
+            else if (child && typeof child.type === 'string') visitStatement(child, depth + 1);
+          }
+        }
+    }
+  };
+
+  for (const statement of parsed.program.body) visitStatement(statement, 0);
+  for (const [exported, local] of exportedLocals) {
+    const fn = index.functions.get(local);
+    if (fn && !index.exports.has(exported)) index.exports.set(exported, fn);
+  }
+  return index;
+}
+
+// ─── Static evaluation ──────────────────────────────────────────────────────────────────────────
+
+export type StaticValue = string | number | boolean | null | StaticValue[] | { [key: string]: StaticValue } | RegExp;
+
+const NOT_STATIC = Symbol('not-static');
+
+/**
+ * Evaluates an expression built only from literals and same-file constants: descriptions assembled by concatenation,
+ * template literals, `[...].join('\n')`, enum arrays, default values. Returns undefined when any part is dynamic.
+ */
+export function staticValue(node: AstNode | undefined, index: FileIndex, depth = 0): StaticValue | undefined {
+  const value = evaluate(node, index, depth);
+  return value === NOT_STATIC ? undefined : value;
+}
+
+export function staticString(node: AstNode | undefined, index: FileIndex): string | undefined {
+  const value = staticValue(node, index);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function evaluate(node: AstNode | undefined, index: FileIndex, depth: number): StaticValue | typeof NOT_STATIC {
+  const current = unwrap(node);
+  if (!current || depth > 12) return NOT_STATIC;
+  switch (current.type) {
+    case 'Literal':
+      if (current.regex) return new RegExp(current.regex.pattern, current.regex.flags.replace(/[^dgimsuy]/g, ''));
+      return typeof current.value === 'bigint' ? NOT_STATIC : (current.value as StaticValue);
+    case 'TemplateLiteral': {
+      let text = current.quasis[0]?.value.cooked ?? '';
+      for (let i = 0; i < current.expressions.length; i++) {
+        const part = evaluate(current.expressions[i], index, depth + 1);
+        if (part === NOT_STATIC || (typeof part === 'object' && part !== null)) return NOT_STATIC;
+        text += String(part) + (current.quasis[i + 1]?.value.cooked ?? '');
+      }
+      return text;
+    }
+    case 'TaggedTemplateExpression':
+      // dedent`…`, outdent`…`: the text is what matters for the model.
+      return evaluate(current.quasi, index, depth + 1);
+    case 'BinaryExpression': {
+      if (current.operator !== '+') return NOT_STATIC;
+      const left = evaluate(current.left, index, depth + 1);
+      const right = evaluate(current.right, index, depth + 1);
+      if (left === NOT_STATIC || right === NOT_STATIC) return NOT_STATIC;
+      if (typeof left === 'number' && typeof right === 'number') return left + right;
+      if (typeof left === 'object' || typeof right === 'object') return NOT_STATIC;
+      return String(left) + String(right);
+    }
+    case 'UnaryExpression':
+      if (current.operator === '-' ) {
+        const value = evaluate(current.argument, index, depth + 1);
+        return typeof value === 'number' ? -value : NOT_STATIC;
+      }
+      if (current.operator === '!') {
+        const value = evaluate(current.argument, index, depth + 1);
+        return value === NOT_STATIC ? NOT_STATIC : !value;
+      }
+      return NOT_STATIC;
+    case 'Identifier': {
+      if (current.name === 'undefined') return NOT_STATIC;
+      const init = index.variables.get(current.name);
+      if (!init || init === current) return NOT_STATIC;
+      return evaluate(init, index, depth + 1);
+    }
+    case 'ArrayExpression': {
+      const items: StaticValue[] = [];
+      for (const element of current.elements) {
+        if (element?.type === 'SpreadElement') {
+          const spread = evaluate(element.argument, index, depth + 1);
+          if (!Array.isArray(spread)) return NOT_STATIC;
+          items.push(...spread);
+          continue;
+        }
+        const value = evaluate(element ?? undefined, index, depth + 1);
+        if (value === NOT_STATIC) return NOT_STATIC;
+        items.push(value);
+      }
+      return items;
+    }
+    case 'ObjectExpression': {
+      const object: { [key: string]: StaticValue } = {};
+      for (const property of current.properties) {
+        if (property.type !== 'Property') return NOT_STATIC;
+        const key = propertyName(property.key, property.computed);
+        const value = evaluate(property.value, index, depth + 1);
+        if (key === undefined || value === NOT_STATIC) return NOT_STATIC;
+        object[key] = value;
+      }
+      return object;
+    }
+    case 'MemberExpression': {
+      const object = evaluate(current.object, index, depth + 1);
+      const key = current.computed ? evaluate(current.property, index, depth + 1) : memberName(current);
+      if (object === NOT_STATIC || object === null || typeof object !== 'object' || key === NOT_STATIC) return NOT_STATIC;
+      if (Array.isArray(object)) {
+        if (key === 'length') return object.length;
+        return typeof key === 'number' ? (object[key] ?? NOT_STATIC) : NOT_STATIC;
+      }
+      if (object instanceof RegExp) return NOT_STATIC;
+      return typeof key === 'string' && Object.hasOwn(object, key) ? (object[key] as StaticValue) : NOT_STATIC;
+    }
+    case 'CallExpression': {
+      const callee = unwrap(current.callee);
+      if (callee?.type !== 'MemberExpression') return NOT_STATIC;
+      const method = memberName(callee);
+      const receiver = evaluate(callee.object, index, depth + 1);
+      if (receiver === NOT_STATIC) return NOT_STATIC;
+      if (method === 'join' && Array.isArray(receiver)) {
+        const separator = current.arguments.length ? evaluate(current.arguments[0], index, depth + 1) : ',';
+        return typeof separator === 'string' ? receiver.map((item) => String(item)).join(separator) : NOT_STATIC;
+      }
+      if (typeof receiver === 'string') {
+        if (method === 'trim') return receiver.trim();
+        if (method === 'trimStart') return receiver.trimStart();
+        if (method === 'trimEnd') return receiver.trimEnd();
+        if (method === 'concat') {
+          let text = receiver;
+          for (const arg of current.arguments) {
+            const part = evaluate(arg, index, depth + 1);
+            if (part === NOT_STATIC || typeof part === 'object') return NOT_STATIC;
+            text += String(part);
+          }
+          return text;
+        }
+      }
+      return NOT_STATIC;
+    }
+    default:
+      return NOT_STATIC;
+  }
+}

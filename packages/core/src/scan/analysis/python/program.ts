@@ -1,0 +1,220 @@
+// Per-file indexes (imports, functions, module constants) built in one pass over each tree, and the lookups across
+// files of one package that extraction and dataflow share.
+import type { Tree } from 'web-tree-sitter';
+import type { SourceFile } from '../../model.js';
+import { dottedName, type Node } from './syntax.js';
+
+/** What a local name is bound to by an import: `import a.b as c` → {module: 'a.b'}; `from .x import y` → {module: 'x', level: 1, name: 'y'}. */
+export interface ImportBinding {
+  module: string;
+  level: number;
+  name?: string;
+}
+
+export interface PyModule {
+  file: SourceFile;
+  path: string;
+  tree: Tree;
+  root: Node;
+  imports: Map<string, ImportBinding>;
+  /** Top-level functions by name. */
+  functions: Map<string, Node>;
+  /** Methods of the file's classes by method name (for `self.helper(...)`; the last one wins on clashes). */
+  methods: Map<string, Node>;
+  /** Module-level `NAME = value` assignments; the last one wins. */
+  constants: Map<string, Node>;
+  /** Every decorated function definition (top level and inside classes). */
+  decorated: Node[];
+}
+
+export function indexModule(file: SourceFile, tree: Tree): PyModule {
+  const root = tree.rootNode;
+  const module: PyModule = {
+    file,
+    path: file.path,
+    tree,
+    root,
+    imports: new Map(),
+    functions: new Map(),
+    methods: new Map(),
+    constants: new Map(),
+    decorated: [],
+  };
+  for (const node of root.descendantsOfType(['import_statement', 'import_from_statement'])) {
+    if (node) indexImport(module, node);
+  }
+  indexBlock(module, root, false);
+  return module;
+}
+
+function indexImport(module: PyModule, node: Node): void {
+  if (node.type === 'import_statement') {
+    for (const item of node.namedChildren) {
+      if (!item) continue;
+      if (item.type === 'dotted_name') {
+        // `import a.b` binds `a`, and `a.b.f` is then written in full.
+        const first = item.text.split('.')[0]!;
+        module.imports.set(first, { module: first, level: 0 });
+      } else if (item.type === 'aliased_import') {
+        const name = item.childForFieldName('name')?.text;
+        const alias = item.childForFieldName('alias')?.text;
+        if (name && alias) module.imports.set(alias, { module: name, level: 0 });
+      }
+    }
+    return;
+  }
+  const source = node.childForFieldName('module_name');
+  if (!source) return;
+  let level = 0;
+  let moduleName = source.text;
+  if (source.type === 'relative_import') {
+    const dots = source.namedChildren.find((child) => child?.type === 'import_prefix')?.text ?? '';
+    level = dots.length;
+    moduleName = source.namedChildren.find((child) => child?.type === 'dotted_name')?.text ?? '';
+  }
+  for (const item of node.childrenForFieldName('name')) {
+    if (!item) continue;
+    if (item.type === 'dotted_name') {
+      module.imports.set(item.text, { module: moduleName, level, name: item.text });
+    } else if (item.type === 'aliased_import') {
+      const name = item.childForFieldName('name')?.text;
+      const alias = item.childForFieldName('alias')?.text;
+      if (name && alias) module.imports.set(alias, { module: moduleName, level, name });
+    }
+  }
+}
+
+/** Module-level statements, looking through `if`/`try`/`with` blocks (conditional imports and definitions). */
+function indexBlock(module: PyModule, block: Node, inClass: boolean): void {
+  for (const statement of block.namedChildren) {
+    if (!statement) continue;
+    switch (statement.type) {
+      case 'function_definition':
+        indexFunction(module, statement, inClass);
+        break;
+      case 'decorated_definition': {
+        const definition = statement.childForFieldName('definition');
+        if (definition?.type === 'function_definition') {
+          module.decorated.push(statement);
+          indexFunction(module, definition, inClass);
+        } else if (definition?.type === 'class_definition') {
+          indexClass(module, definition);
+        }
+        break;
+      }
+      case 'class_definition':
+        indexClass(module, statement);
+        break;
+      case 'expression_statement': {
+        const assignment = statement.namedChildren[0];
+        if (!inClass && assignment?.type === 'assignment') {
+          const left = assignment.childForFieldName('left');
+          const right = assignment.childForFieldName('right');
+          if (left?.type === 'identifier' && right) module.constants.set(left.text, right);
+        }
+        break;
+      }
+      case 'if_statement':
+      case 'try_statement':
+      case 'with_statement':
+      case 'else_clause':
+      case 'elif_clause':
+      case 'except_clause':
+      case 'finally_clause':
+      case 'block':
+        if (!inClass) {
+          for (const child of statement.namedChildren) {
+            if (child && (child.type === 'block' || child.type.endsWith('_clause'))) indexBlock(module, child, false);
+          }
+        }
+        break;
+    }
+  }
+}
+
+function indexFunction(module: PyModule, definition: Node, inClass: boolean): void {
+  const name = definition.childForFieldName('name')?.text;
+  if (!name) return;
+  (inClass ? module.methods : module.functions).set(name, definition);
+}
+
+function indexClass(module: PyModule, definition: Node): void {
+  const body = definition.childForFieldName('body');
+  if (body) indexBlock(module, body, true);
+}
+
+/** All files of one package, addressable by module path for import resolution. */
+export class PyProgram {
+  readonly modules: PyModule[] = [];
+  private readonly byPath = new Map<string, PyModule>();
+
+  add(module: PyModule): void {
+    this.modules.push(module);
+    this.byPath.set(module.path, module);
+  }
+
+  /** The file an import refers to, if it is part of the package: relative imports from the importer's folder, absolute ones by path suffix. */
+  resolveModule(from: PyModule, moduleName: string, level: number): PyModule | undefined {
+    const relative = moduleName.replace(/\./g, '/');
+    if (level > 0) {
+      const folders = from.path.split('/').slice(0, -1);
+      const base = folders.slice(0, Math.max(0, folders.length - (level - 1)));
+      const stem = [...base, ...(relative ? [relative] : [])].join('/');
+      return this.byPath.get(`${stem}.py`) ?? this.byPath.get(stem ? `${stem}/__init__.py` : '__init__.py');
+    }
+    if (!relative) return undefined;
+    for (const candidate of [`${relative}.py`, `${relative}/__init__.py`]) {
+      const exact = this.byPath.get(candidate);
+      if (exact) return exact;
+      for (const module of this.modules) {
+        if (module.path.endsWith(`/${candidate}`)) return module;
+      }
+    }
+    return undefined;
+  }
+
+  /** Resolves a called name to a function defined in the package: same file, `from .x import f`, `mod.f`, `self.f`. */
+  resolveFunction(module: PyModule, callee: Node): { module: PyModule; definition: Node } | undefined {
+    const name = dottedName(callee);
+    if (!name) return undefined;
+    const parts = name.split('.');
+    if (parts.length === 1) {
+      const local = module.functions.get(name);
+      if (local) return { module, definition: local };
+      const binding = module.imports.get(name);
+      if (binding?.name) {
+        const target = this.resolveModule(module, binding.module, binding.level);
+        const definition = target?.functions.get(binding.name);
+        if (target && definition) return { module: target, definition };
+      }
+      return undefined;
+    }
+    if (parts.length === 2) {
+      const [head, tail] = parts as [string, string];
+      if (head === 'self' || head === 'cls') {
+        const method = module.methods.get(tail);
+        return method ? { module, definition: method } : undefined;
+      }
+      const binding = module.imports.get(head);
+      if (!binding) return undefined;
+      // `from . import utils` names a submodule; `import pkg.utils as utils` names the module itself.
+      const target = binding.name
+        ? this.resolveModule(module, binding.module ? `${binding.module}.${binding.name}` : binding.name, binding.level)
+        : this.resolveModule(module, binding.module, binding.level);
+      const definition = target?.functions.get(tail);
+      if (target && definition) return { module: target, definition };
+    }
+    return undefined;
+  }
+}
+
+/** The name as its module knows it: `sp.run` → `subprocess.run` after `import subprocess as sp`; `run` → `subprocess.run` after `from subprocess import run`. */
+export function qualify(module: PyModule, name: string): string {
+  const dot = name.indexOf('.');
+  const head = dot === -1 ? name : name.slice(0, dot);
+  const rest = dot === -1 ? '' : name.slice(dot);
+  const binding = module.imports.get(head);
+  if (!binding) return name;
+  const base = binding.name ? (binding.module ? `${binding.module}.${binding.name}` : binding.name) : binding.module;
+  return `${'.'.repeat(binding.level)}${base}${rest}`;
+}

@@ -1,0 +1,395 @@
+// Unpacking of untrusted archives (npm tarballs, sdists, wheels) into a private directory.
+//
+// The policy (docs/targets.md): every entry lands inside `dest` or the whole extraction is refused; links are never
+// created and never followed (they are skipped and listed); device and fifo entries are refused; the unpacked total,
+// the file count, each file's size and the compression ratio are bounded, counted on the bytes actually inflated.
+// We parse with node-tar / yauzl but write every file ourselves, so no library default can create a link or set a
+// mode we did not choose.
+
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { Parser, type ReadEntry } from 'tar';
+import yauzl from 'yauzl';
+
+export interface ArchiveLimits {
+  /** Total unpacked bytes (for tarballs: the whole inflated tar stream). */
+  maxBytes: number;
+  maxFiles: number;
+  maxFileBytes: number;
+  /** Inflated bytes per compressed byte beyond which the archive is treated as a decompression bomb. */
+  maxRatio: number;
+}
+
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
+  maxBytes: 200 * 1024 * 1024,
+  maxFiles: 20_000,
+  maxFileBytes: 50 * 1024 * 1024,
+  maxRatio: 200,
+};
+
+// Small inputs compress extremely well (a 1 KiB run of spaces is ~20 bytes gzipped), so the ratio guard only applies
+// once this much has been inflated.
+const RATIO_FLOOR_BYTES = 1024 * 1024;
+
+export interface ExtractOptions {
+  limits?: Partial<ArchiveLimits>;
+  /** Leading path components to drop: 1 for npm tarballs (`package/`) and sdists (`name-version/`). */
+  strip?: number;
+  signal?: AbortSignal;
+}
+
+export interface SkippedEntry {
+  path: string;
+  type: string;
+  /** Where a link pointed; recorded so rules can report it, never resolved. */
+  linkTarget?: string;
+}
+
+export interface ExtractResult {
+  files: number;
+  bytes: number;
+  skipped: SkippedEntry[];
+}
+
+export class ArchiveError extends Error {
+  constructor(readonly reason: string) {
+    super(`refused archive: ${reason}`);
+    this.name = 'ArchiveError';
+  }
+}
+
+/**
+ * Maps an archive entry name to a path relative to dest, or null for the archive's root itself.
+ * Throws when the name is absolute or climbs out of dest; backslashes count as separators so a name crafted for
+ * Windows cannot escape there either.
+ */
+export function safeEntryPath(name: string, strip = 0): string | null {
+  if (name.includes('\0')) throw new ArchiveError(`entry name contains a NUL byte: ${JSON.stringify(name)}`);
+  const slashed = name.replace(/\\/g, '/');
+  if (slashed.startsWith('/') || /^[a-zA-Z]:/.test(slashed)) throw new ArchiveError(`absolute path in entry: ${name}`);
+  const parts = slashed.split('/').filter((part) => part !== '' && part !== '.');
+  const kept = parts.slice(strip);
+  if (kept.length === 0) return null;
+  const normalised = path.posix.normalize(kept.join('/'));
+  if (normalised === '..' || normalised.startsWith('../')) throw new ArchiveError(`entry escapes the destination: ${name}`);
+  if (normalised === '.') return null;
+  return normalised;
+}
+
+function resolveLimits(limits?: Partial<ArchiveLimits>): ArchiveLimits {
+  return { ...DEFAULT_ARCHIVE_LIMITS, ...limits };
+}
+
+/** Running totals shared by both formats, so the same limits read the same way. */
+class Budget {
+  files = 0;
+  bytes = 0;
+  constructor(readonly limits: ArchiveLimits) {}
+
+  addFile(name: string, declaredSize: number): void {
+    this.files += 1;
+    if (this.files > this.limits.maxFiles) throw new ArchiveError(`more than ${this.limits.maxFiles} files`);
+    if (declaredSize > this.limits.maxFileBytes) {
+      throw new ArchiveError(`${name} is ${declaredSize} bytes, over the ${this.limits.maxFileBytes}-byte file limit`);
+    }
+  }
+
+  /** A Transform that counts what is actually written for one file, whatever its header claimed. */
+  fileCounter(name: string, countTowardsTotal: boolean): Transform {
+    let written = 0;
+    return new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        written += chunk.length;
+        if (written > this.limits.maxFileBytes) {
+          callback(new ArchiveError(`${name} exceeds the ${this.limits.maxFileBytes}-byte file limit`));
+          return;
+        }
+        if (countTowardsTotal) {
+          this.bytes += chunk.length;
+          if (this.bytes > this.limits.maxBytes) {
+            callback(new ArchiveError(`unpacked size exceeds ${this.limits.maxBytes} bytes`));
+            return;
+          }
+        }
+        callback(null, chunk);
+      },
+    });
+  }
+}
+
+/** Counts compressed bytes going in, so the inflate side can compute the running ratio. */
+function byteCounter(onBytes: (n: number) => void): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      onBytes(chunk.length);
+      callback(null, chunk);
+    },
+  });
+}
+
+async function prepareDest(dest: string): Promise<string> {
+  const absolute = path.resolve(dest);
+  await mkdir(absolute, { recursive: true });
+  return absolute;
+}
+
+function insideDest(dest: string, relative: string): string {
+  const target = path.resolve(dest, relative);
+  if (target !== dest && !target.startsWith(dest + path.sep)) {
+    throw new ArchiveError(`entry escapes the destination: ${relative}`);
+  }
+  return target;
+}
+
+async function writeEntryFile(source: AsyncIterable<Buffer>, target: string, counter: Transform): Promise<void> {
+  await mkdir(path.dirname(target), { recursive: true });
+  // 0o644 whatever the archive says: nothing here is ever executed, and setuid bits must not survive.
+  await pipeline(source, counter, createWriteStream(target, { mode: 0o644 }));
+}
+
+/**
+ * Unpacks a .tar.gz (file path or stream of the compressed bytes) into dest. On any refusal dest is removed and an
+ * ArchiveError is thrown; nothing is ever written outside dest.
+ */
+export async function extractTarGz(
+  input: string | Readable,
+  dest: string,
+  options: ExtractOptions = {},
+): Promise<ExtractResult> {
+  const limits = resolveLimits(options.limits);
+  const root = await prepareDest(dest);
+  const budget = new Budget(limits);
+  const skipped: SkippedEntry[] = [];
+  let compressedBytes = 0;
+  let inflatedBytes = 0;
+  let firstChunk = true;
+
+  const inflateGuard = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (firstChunk) {
+        firstChunk = false;
+        // A gzip inside the gzip would be inflated by node-tar behind our counters.
+        if (chunk[0] === 0x1f && chunk[1] === 0x8b) {
+          callback(new ArchiveError('nested compression inside the tarball'));
+          return;
+        }
+      }
+      inflatedBytes += chunk.length;
+      if (inflatedBytes > limits.maxBytes) {
+        callback(new ArchiveError(`decompressed size exceeds ${limits.maxBytes} bytes`));
+        return;
+      }
+      if (inflatedBytes > RATIO_FLOOR_BYTES && inflatedBytes > limits.maxRatio * Math.max(compressedBytes, 1)) {
+        callback(new ArchiveError(`compression ratio above ${limits.maxRatio}:1 (decompression bomb)`));
+        return;
+      }
+      callback(null, chunk);
+    },
+  });
+
+  const pendingWrites: Array<Promise<void>> = [];
+  let entryError: unknown;
+  const parser = new Parser({
+    strict: true,
+    brotli: false,
+    zstd: false,
+    onReadEntry: (entry: ReadEntry) => {
+      try {
+        pendingWrites.push(handleTarEntry(entry).catch((error: unknown) => fail(error)));
+      } catch (error) {
+        fail(error);
+        entry.resume();
+      }
+    },
+  });
+
+  function fail(error: unknown): void {
+    entryError ??= error;
+    parser.abort(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  async function handleTarEntry(entry: ReadEntry): Promise<void> {
+    const relative = safeEntryPath(entry.path, options.strip ?? 0);
+    switch (entry.type) {
+      case 'Directory':
+      case 'GNUDumpDir':
+        entry.resume();
+        if (relative !== null) await mkdir(insideDest(root, relative), { recursive: true });
+        return;
+      case 'File':
+      case 'OldFile':
+      case 'ContiguousFile': {
+        if (relative === null) throw new ArchiveError(`file entry without a name: ${entry.path}`);
+        budget.addFile(entry.path, entry.size);
+        await writeEntryFile(entry, insideDest(root, relative), budget.fileCounter(entry.path, false));
+        return;
+      }
+      case 'SymbolicLink':
+      case 'Link':
+        entry.resume();
+        skipped.push({ path: relative ?? entry.path, type: entry.type, linkTarget: entry.linkpath });
+        return;
+      case 'CharacterDevice':
+      case 'BlockDevice':
+      case 'FIFO':
+        throw new ArchiveError(`${entry.type} entry ${entry.path}`);
+      default:
+        entry.resume();
+        skipped.push({ path: relative ?? entry.path, type: entry.type });
+    }
+  }
+
+  try {
+    const source = typeof input === 'string' ? createReadStream(input) : input;
+    await pipeline(
+      source,
+      byteCounter((n) => (compressedBytes += n)),
+      createGunzip(),
+      inflateGuard,
+      feed(parser),
+      { signal: options.signal },
+    );
+    await Promise.all(pendingWrites);
+    if (entryError !== undefined) throw entryError;
+    budget.bytes = inflatedBytes;
+    return { files: budget.files, bytes: inflatedBytes, skipped };
+  } catch (error) {
+    await Promise.allSettled(pendingWrites);
+    await rm(root, { recursive: true, force: true });
+    throw toArchiveError(entryError ?? error);
+  }
+}
+
+/** node-tar's Parser is not a Node Writable, so pipeline ends in this sink that honours its backpressure and end. */
+function feed(parser: Parser): (source: AsyncIterable<Buffer>) => Promise<void> {
+  return async (source) => {
+    const finished = new Promise<void>((resolve, reject) => {
+      parser.on('end', () => resolve());
+      parser.on('error', reject);
+      parser.on('abort', reject);
+    });
+    // The loop below may still be awaiting a chunk when the parser fails; the rejection is observed after it.
+    finished.catch(() => undefined);
+    for await (const chunk of source) {
+      if (!parser.write(chunk)) await Promise.race([once(parser, 'drain'), finished]);
+    }
+    parser.end();
+    await finished;
+  };
+}
+
+function toArchiveError(error: unknown): Error {
+  if (error instanceof ArchiveError) return error;
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ArchiveError(`unreadable archive (${message})`);
+}
+
+function openZip(file: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true }, (error, zip) => {
+      if (error) reject(error);
+      else resolve(zip);
+    });
+  });
+}
+
+function openZipEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    zip.openReadStream(entry, (error, stream) => {
+      if (error) reject(error);
+      else resolve(stream);
+    });
+  });
+}
+
+// Unix file type bits live in the high half of externalFileAttributes when the zip was made on Unix.
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+
+function zipEntryType(entry: yauzl.Entry): 'file' | 'directory' | 'symlink' | 'special' {
+  if (entry.fileName.endsWith('/')) return 'directory';
+  const madeOnUnix = entry.versionMadeBy >> 8 === 3;
+  const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
+  if (!madeOnUnix || mode === 0 || mode === S_IFREG) return 'file';
+  if (mode === S_IFDIR) return 'directory';
+  if (mode === S_IFLNK) return 'symlink';
+  return 'special';
+}
+
+/** Unpacks a zip (wheels) into dest under the same policy as extractTarGz. */
+export async function extractZip(file: string, dest: string, options: ExtractOptions = {}): Promise<ExtractResult> {
+  const limits = resolveLimits(options.limits);
+  const root = await prepareDest(dest);
+  const budget = new Budget(limits);
+  const skipped: SkippedEntry[] = [];
+  const { size: compressedTotal } = await stat(file);
+  let zip: yauzl.ZipFile | undefined;
+  try {
+    zip = await openZip(file);
+    if (zip.entryCount > limits.maxFiles) throw new ArchiveError(`more than ${limits.maxFiles} files`);
+    const opened = zip;
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => reject(options.signal?.reason ?? new Error('aborted'));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      opened.on('error', reject);
+      opened.on('end', () => resolve());
+      opened.on('entry', (entry: yauzl.Entry) => {
+        handleZipEntry(opened, entry).then(
+          () => opened.readEntry(),
+          (error: unknown) => reject(error),
+        );
+      });
+      opened.readEntry();
+    });
+    if (budget.bytes > limits.maxRatio * Math.max(compressedTotal, 1) && budget.bytes > RATIO_FLOOR_BYTES) {
+      throw new ArchiveError(`compression ratio above ${limits.maxRatio}:1 (decompression bomb)`);
+    }
+    return { files: budget.files, bytes: budget.bytes, skipped };
+  } catch (error) {
+    zip?.close();
+    await rm(root, { recursive: true, force: true });
+    throw toZipError(error);
+  }
+
+  async function handleZipEntry(opened: yauzl.ZipFile, entry: yauzl.Entry): Promise<void> {
+    options.signal?.throwIfAborted();
+    const relative = safeEntryPath(entry.fileName, options.strip ?? 0);
+    const type = zipEntryType(entry);
+    if (type === 'symlink') {
+      skipped.push({ path: relative ?? entry.fileName, type: 'SymbolicLink' });
+      return;
+    }
+    if (type === 'special') throw new ArchiveError(`special file entry ${entry.fileName}`);
+    if (relative === null) return;
+    if (type === 'directory') {
+      await mkdir(insideDest(root, relative), { recursive: true });
+      return;
+    }
+    budget.addFile(entry.fileName, entry.uncompressedSize);
+    if (budget.bytes + entry.uncompressedSize > limits.maxBytes) {
+      throw new ArchiveError(`unpacked size exceeds ${limits.maxBytes} bytes`);
+    }
+    if (entry.uncompressedSize > RATIO_FLOOR_BYTES && entry.uncompressedSize > limits.maxRatio * Math.max(entry.compressedSize, 1)) {
+      throw new ArchiveError(`compression ratio of ${entry.fileName} above ${limits.maxRatio}:1 (decompression bomb)`);
+    }
+    const stream = await openZipEntry(opened, entry);
+    await writeEntryFile(stream, insideDest(root, relative), budget.fileCounter(entry.fileName, true));
+  }
+}
+
+function toZipError(error: unknown): Error {
+  if (error instanceof ArchiveError) return error;
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  const message = error instanceof Error ? error.message : String(error);
+  // yauzl validates names itself and reports escapes as "absolute path: x" / "invalid relative path: x".
+  if (/^(absolute path|invalid relative path)/.test(message)) return new ArchiveError(`entry escapes the destination: ${message}`);
+  return new ArchiveError(`unreadable archive (${message})`);
+}

@@ -1,0 +1,321 @@
+import { createHash } from 'node:crypto';
+import { runPanel, defaultJudges, type Judge } from '../judges/panel.js';
+import { RULES } from '../rules/index.js';
+import type { FindingInput, Rule, RuleContext } from '../rules/create-rule.js';
+import { REPORT_SCHEMA_VERSION, type ScanRun, type TargetFailure } from '../report/schema.js';
+import { SVC_VERSION } from '../version.js';
+import { ANALYZERS } from './analysis/index.js';
+import type { ScanEventListener, Stage } from './events.js';
+import { inventoryWorkspace } from './inventory.js';
+import type {
+  CodeFact,
+  Finding,
+  ParseProblem,
+  ScanMode,
+  ScanReport,
+  ScanTarget,
+  SourceFile,
+  TaintFlow,
+  ToolDefinition,
+  Workspace,
+} from './model.js';
+import { modelTexts } from './model-texts.js';
+import { scoreFindings } from './score.js';
+import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
+
+export interface ScanOptions {
+  mode?: ScanMode;
+  signal?: AbortSignal;
+  onEvent?: ScanEventListener;
+  source?: SourceOptions;
+  /** Judges for deep mode; defaults to the built-in panel plus the LLM judge when SVC_LLM_URL/SVC_LLM_MODEL are set. */
+  judges?: Judge[];
+  /** Rules to run; defaults to the whole catalog (filtered by mode). */
+  rules?: readonly Rule[];
+}
+
+/**
+ * Scans every input (expanding MCP client configs into their servers). A target that fails is recorded in
+ * `errors` and the others are still scanned; the run never throws for a bad target, only for an abort.
+ */
+export async function scanInputs(inputs: readonly string[], options: ScanOptions = {}): Promise<ScanRun> {
+  const run: ScanRun = {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generator: { name: 'svc', version: SVC_VERSION },
+    reports: [],
+    errors: [],
+  };
+  const fail = (input: string, error: unknown) => {
+    const failure: TargetFailure = { input, message: describeError(error) };
+    run.errors.push(failure);
+    options.onEvent?.({ type: 'error', target: input, message: failure.message });
+  };
+
+  for (const input of inputs) {
+    options.signal?.throwIfAborted();
+    let targets: ScanTarget[];
+    try {
+      targets = await expandTarget(parseTarget(input));
+    } catch (error) {
+      if (isAbort(error, options.signal)) throw error;
+      fail(input, error);
+      continue;
+    }
+    for (const target of targets) {
+      options.signal?.throwIfAborted();
+      const label = targetLabel(target);
+      try {
+        run.reports.push(await scanTarget(target, options));
+      } catch (error) {
+        if (isAbort(error, options.signal)) throw error;
+        fail(label, error);
+      }
+    }
+  }
+  return run;
+}
+
+/** Fetches one target, scans it and always disposes of its temp dir. Remote endpoints are reported, not scanned. */
+export async function scanTarget(target: ScanTarget, options: ScanOptions = {}): Promise<ScanReport> {
+  const label = targetLabel(target);
+  if (target.kind === 'remote') {
+    const report = emptyReport(target, options.mode ?? 'fast', target.url);
+    report.notScanned = 'remote endpoint: reported, not scanned (live tools/list scanning is not available yet)';
+    options.onEvent?.({ type: 'done', target: label, report });
+    return report;
+  }
+  options.onEvent?.({ type: 'stage', target: label, stage: 'fetch' });
+  const started = performance.now();
+  const workspace = await fetchTarget(target, { ...options.source, signal: options.signal });
+  try {
+    return await scanWorkspace(workspace, options, { fetch: performance.now() - started });
+  } finally {
+    await workspace.dispose();
+  }
+}
+
+/** The pipeline over files already on disk: inventory → analyzers → rules → (deep) judges → score. */
+export async function scanWorkspace(
+  workspace: Workspace,
+  options: ScanOptions = {},
+  timings: Record<string, number> = {},
+): Promise<ScanReport> {
+  const mode = options.mode ?? 'fast';
+  const label = targetLabel(workspace.target);
+  const startedAt = new Date().toISOString();
+  const emit = options.onEvent ?? (() => {});
+  const totalStart = performance.now();
+  const time = async <T>(stage: Stage, work: () => Promise<T> | T): Promise<T> => {
+    emit({ type: 'stage', target: label, stage });
+    const start = performance.now();
+    try {
+      return await work();
+    } finally {
+      timings[stage] = round((timings[stage] ?? 0) + performance.now() - start);
+    }
+  };
+
+  const inventory = await time('inventory', () => inventoryWorkspace(workspace.root, undefined, options.signal));
+  const problems: ParseProblem[] = [...inventory.problems];
+  for (const problem of inventory.problems) emit({ type: 'problem', target: label, ...problem });
+
+  const tools: ToolDefinition[] = [];
+  const flows: TaintFlow[] = [];
+  const facts: CodeFact[] = [];
+  let parsedFiles = 0;
+  await time('analyze', async () => {
+    const analyzable = inventory.files.filter((file) => file.role === 'source' || file.role === 'bundle');
+    const total = analyzable.length;
+    let done = 0;
+    for (const analyzer of ANALYZERS) {
+      const files = analyzable.filter((file) => file.language && analyzer.languages.includes(file.language));
+      if (files.length === 0) continue;
+      const result = await analyzer.analyze(files, {
+        mode,
+        signal: options.signal,
+        onFile: (file) => emit({ type: 'progress', target: label, stage: 'analyze', done: ++done, total, file: file.path }),
+      });
+      tools.push(...result.tools);
+      flows.push(...result.flows);
+      facts.push(...withoutBundledFacts(result.facts, files));
+      problems.push(...result.problems);
+      for (const problem of result.problems) emit({ type: 'problem', target: label, ...problem });
+      parsedFiles += result.parsedFiles;
+    }
+  });
+
+  let findings = await time('rules', () =>
+    runRules(options.rules ?? RULES, {
+      mode,
+      workspace,
+      files: inventory.files,
+      manifests: inventory.manifests,
+      tools,
+      modelTexts: modelTexts(tools),
+      flows,
+      facts,
+    }, problems),
+  );
+
+  if (mode === 'deep' && findings.length > 0) {
+    findings = await time('judges', async () => {
+      const panel = await runPanel(
+        findings,
+        { tools, flows, facts, files: inventory.files },
+        { judges: options.judges ?? defaultJudges(), signal: options.signal },
+      );
+      return panel.findings;
+    });
+  }
+  for (const finding of findings) emit({ type: 'finding', target: label, finding });
+
+  const { score, grade, counts } = await time('score', () => scoreFindings(findings));
+  timings.total = round(performance.now() - totalStart + (timings.fetch ?? 0));
+
+  const report: ScanReport = {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generator: { name: 'svc', version: SVC_VERSION },
+    target: {
+      kind: workspace.target.kind,
+      input: workspace.target.input,
+      name: workspace.name,
+      ...(workspace.version ? { version: workspace.version } : {}),
+      contentHash: inventory.contentHash,
+      ...('origin' in workspace.target && workspace.target.origin ? { origin: workspace.target.origin } : {}),
+    },
+    mode,
+    startedAt,
+    timings,
+    stats: {
+      files: inventory.files.length,
+      bytes: inventory.bytes,
+      parsedFiles,
+      skippedFiles: inventory.skippedFiles,
+    },
+    tools: tools.map(({ handlerId: _handlerId, ...tool }) => tool),
+    findings: sortFindings(findings),
+    score,
+    grade,
+    counts,
+    problems,
+  };
+  emit({ type: 'done', target: label, report });
+  return report;
+}
+
+type RuleInputs = Omit<RuleContext, 'report'>;
+
+function runRules(rules: readonly Rule[], inputs: RuleInputs, problems: ParseProblem[]): Finding[] {
+  const findings = new Map<string, Finding>();
+  for (const rule of rules) {
+    if (!rule.meta.modes.includes(inputs.mode)) continue;
+    const context: RuleContext = {
+      ...inputs,
+      report: (input) => {
+        const finding = toFinding(rule, input);
+        // The same problem reached twice (e.g. two flows into one sink) is one finding; keep the most severe.
+        const existing = findings.get(finding.id);
+        if (!existing || severityRank(finding.severity) < severityRank(existing.severity)) findings.set(finding.id, finding);
+      },
+    };
+    try {
+      rule.check(context);
+    } catch (error) {
+      // A rule bug must not sink the scan; it is reported like a file that did not parse.
+      problems.push({ file: '.', message: `rule ${rule.id} failed: ${describeError(error)}` });
+    }
+  }
+  return [...findings.values()];
+}
+
+function toFinding(rule: Rule, input: FindingInput): Finding {
+  const where = input.location
+    ? `${input.location.file}:${input.location.line}`
+    : input.tool
+      ? `${input.tool.kind}:${input.tool.name}:${input.tool.field}`
+      : '';
+  const id = createHash('sha256')
+    .update(`${rule.id}\0${where}\0${input.key ?? input.evidence}`)
+    .digest('hex')
+    .slice(0, 16);
+  const finding: Finding = {
+    id,
+    ruleId: rule.id,
+    category: rule.meta.category,
+    severity: input.severity ?? rule.meta.severity,
+    confidence: input.confidence ?? rule.meta.confidence,
+    message: input.message,
+    evidence: input.evidence,
+  };
+  if (input.location) finding.location = input.location;
+  if (input.tool) finding.tool = input.tool;
+  if (input.flow && input.flow.length > 0) finding.flow = input.flow;
+  return finding;
+}
+
+/** Code facts found in minified bundles belong, most likely, to inlined third-party code: not reported. */
+function withoutBundledFacts(facts: readonly CodeFact[], files: readonly SourceFile[]): CodeFact[] {
+  const bundles = new Set(files.filter((file) => file.role === 'bundle').map((file) => file.path));
+  return bundles.size === 0 ? [...facts] : facts.filter((fact) => !bundles.has(fact.location.file));
+}
+
+const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'] as const;
+function severityRank(severity: Finding['severity']): number {
+  return SEVERITY_ORDER.indexOf(severity);
+}
+
+function sortFindings(findings: Finding[]): Finding[] {
+  return findings.sort(
+    (a, b) =>
+      severityRank(a.severity) - severityRank(b.severity) ||
+      a.ruleId.localeCompare(b.ruleId) ||
+      (a.location?.file ?? '').localeCompare(b.location?.file ?? '') ||
+      (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
+      a.id.localeCompare(b.id),
+  );
+}
+
+function emptyReport(target: ScanTarget, mode: ScanMode, name: string): ScanReport {
+  const { score, grade, counts } = scoreFindings([]);
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generator: { name: 'svc', version: SVC_VERSION },
+    target: {
+      kind: target.kind,
+      input: target.input,
+      name,
+      contentHash: createHash('sha256').update('').digest('hex'),
+      ...('origin' in target && target.origin ? { origin: target.origin } : {}),
+    },
+    mode,
+    startedAt: new Date().toISOString(),
+    timings: { total: 0 },
+    stats: { files: 0, bytes: 0, parsedFiles: 0, skippedFiles: 0 },
+    tools: [],
+    findings: [],
+    score,
+    grade,
+    counts,
+    problems: [],
+  };
+}
+
+/** How a target is named in progress lines and errors: the input, or the server name for config-expanded targets. */
+export function targetLabel(target: ScanTarget): string {
+  if ('origin' in target && target.origin) return `${target.origin.serverName} (${target.input})`;
+  return target.input;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof TargetError) return error.reason;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function isAbort(error: unknown, signal?: AbortSignal): boolean {
+  return signal?.aborted === true || (error instanceof Error && error.name === 'AbortError');
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

@@ -1,0 +1,91 @@
+// Static extraction for the `fastmcp` TypeScript framework: server.addTool({ name, description, parameters, execute }),
+// addPrompt, addResource, addResourceTemplate and `new FastMCP({ instructions })`.
+import type { AstNode } from '../analysis/javascript/ast.js';
+import { memberName, objectProperty, unwrap, walk } from '../analysis/javascript/ast.js';
+import type { FileIndex } from '../analysis/javascript/file-index.js';
+import { staticString, staticValue } from '../analysis/javascript/file-index.js';
+import { parametersFromSchema } from '../analysis/javascript/schema.js';
+import type { ToolParameter } from '../model.js';
+import type { Extraction } from './mcp-sdk.js';
+import { addDeclared, emptyExtraction, resolveFunction, staticRecord } from './mcp-sdk.js';
+
+const KINDS: Record<string, 'tool' | 'prompt' | 'resource'> = {
+  addTool: 'tool',
+  addTools: 'tool',
+  addPrompt: 'prompt',
+  addResource: 'resource',
+  addResourceTemplate: 'resource',
+};
+
+function promptArguments(node: AstNode | undefined, index: FileIndex): ToolParameter[] {
+  const value = staticValue(node, index);
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item): ToolParameter[] => {
+    if (!item || typeof item !== 'object' || Array.isArray(item) || item instanceof RegExp || typeof item.name !== 'string') return [];
+    const parameter: ToolParameter = { name: item.name, required: item.required === true };
+    if (typeof item.description === 'string') parameter.description = item.description;
+    if (Array.isArray(item.enum)) parameter.enum = item.enum.map(String);
+    return [parameter];
+  });
+}
+
+function objectOf(node: AstNode | undefined, index: FileIndex): AstNode | undefined {
+  const current = unwrap(node);
+  if (current?.type === 'Identifier') return unwrap(index.variables.get(current.name));
+  return current;
+}
+
+export function extractFastMcp(index: FileIndex, extraction: Extraction = emptyExtraction()): Extraction {
+  walk(index.parsed.program, (node) => {
+    if (node.type === 'NewExpression') {
+      const callee = unwrap(node.callee);
+      const className = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+      if (className !== 'FastMCP') return true;
+      const options = objectOf(node.arguments[0], index);
+      const instructionsNode = objectProperty(options, 'instructions');
+      const instructions = staticString(instructionsNode, index);
+      if (instructionsNode && instructions !== undefined) {
+        addDeclared(index, extraction, {
+          kind: 'instructions',
+          nameNode: instructionsNode,
+          name: staticString(objectProperty(options, 'name'), index) ?? 'server',
+          description: instructions,
+          extractor: 'fastmcp-ts',
+        });
+      }
+      return true;
+    }
+    if (node.type !== 'CallExpression') return true;
+    const callee = unwrap(node.callee);
+    const method = callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+    const kind = method ? KINDS[method] : undefined;
+    if (!kind) return true;
+    const config = objectOf(node.arguments[0], index);
+    if (config?.type !== 'ObjectExpression') return true;
+    const nameNode = objectProperty(config, 'name');
+    const name = staticString(nameNode, index);
+    if (!nameNode || name === undefined) return true;
+    const handler = resolveFunction(objectProperty(config, kind === 'tool' ? 'execute' : 'load'), index);
+    const description = staticString(objectProperty(config, 'description'), index);
+    const annotations = staticRecord(objectProperty(config, 'annotations'), index);
+    const uri = staticString(objectProperty(config, kind === 'resource' && method === 'addResourceTemplate' ? 'uriTemplate' : 'uri'), index);
+    const parameters =
+      kind === 'tool'
+        ? parametersFromSchema(objectProperty(config, 'parameters'), index)
+        : promptArguments(objectProperty(config, 'arguments'), index);
+    addDeclared(index, extraction, {
+      kind,
+      nameNode,
+      name,
+      extractor: 'fastmcp-ts',
+      parameters,
+      ...(description !== undefined && { description }),
+      ...(annotations && { annotations }),
+      ...(uri !== undefined && { uri }),
+      ...(handler && { handler }),
+      argsParam: kind === 'resource' && method === 'addResource' ? -1 : 0,
+    });
+    return true;
+  });
+  return extraction;
+}
