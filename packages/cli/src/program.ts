@@ -79,11 +79,11 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
     )
     .option('--discover', 'also scan every MCP client config found on this machine', false)
     .addOption(
-      new Option('--registry <url>', 'npm registry for npm targets (default: https://registry.npmjs.org)')
-        .env('npm_config_registry')
-        .argParser(httpUrl),
+      new Option('--registry <url>', 'npm registry for npm targets (default: npm_config_registry, .npmrc, then https://registry.npmjs.org)').argParser(httpUrl),
     )
-    .addOption(new Option('--index-url <url>', 'PyPI index for pypi targets (default: https://pypi.org)').argParser(httpUrl))
+    .addOption(
+      new Option('--index-url <url>', 'PyPI base URL serving /pypi/<name>/json (default: SVC_PYPI_INDEX, PIP_INDEX_URL, then https://pypi.org)').argParser(httpUrl),
+    )
     .option('--no-color', 'no colours in the progress view and the text report (also NO_COLOR=1)')
     .option('-q, --quiet', 'no progress and no summary line: only the report and failures', false)
     .addHelpText('after', SCAN_EXAMPLES)

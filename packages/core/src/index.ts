@@ -8,10 +8,22 @@ export { ANALYZERS } from './scan/analysis/index.js';
 export type { LanguageAnalyzer, LanguageAnalysis, AnalyzeOptions } from './scan/analysis/analyzer.js';
 export { parseTarget, expandTarget, fetchTarget, TargetError, type SourceOptions } from './scan/target.js';
 export { modelTexts } from './scan/model-texts.js';
-export { scoreFindings } from './scan/score.js';
+export { scoreFindings, gradeForScore, type Grade, type ScoreResult } from './scan/score.js';
 export { RULES, getRule, ruleCatalog, type RuleCatalogEntry } from './rules/index.js';
 export { createRule, type Rule, type RuleMeta, type RuleContext, type FindingInput } from './rules/create-rule.js';
 export { OWASP_MCP_TOP_10, type OwaspMcpId } from './rules/owasp.js';
 export { runPanel, defaultJudges, type Judge, type JudgeContext, type PanelResult } from './judges/panel.js';
 export { REPORT_SCHEMA_VERSION, type ScanRun, type TargetFailure } from './report/schema.js';
+export { REPORT_SCHEMA_ID, reportJsonSchema, scanReportSchema, scanRunSchema } from './report/schema.js';
+export { visible, visibleLine } from './report/common.js';
+export {
+  formatRun,
+  isReportFormat,
+  REPORT_FORMATS,
+  REPORTERS,
+  toSarif,
+  type Reporter,
+  type ReporterOptions,
+  type ReportFormat,
+} from './report/index.js';
 export { SVC_VERSION } from './version.js';

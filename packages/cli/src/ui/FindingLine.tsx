@@ -10,7 +10,7 @@ export function FindingLine({ finding, target, color }: { finding: Finding; targ
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold color={color ? SEVERITY_COLOR[finding.severity] : undefined}>
-          {finding.severity.toUpperCase().padEnd(8)}
+          {finding.severity.toUpperCase().padEnd(9)}
         </Text>
         <Text color={color ? 'cyan' : undefined}>{finding.ruleId}</Text> {visible(finding.message)}
       </Text>

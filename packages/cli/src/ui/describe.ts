@@ -15,6 +15,6 @@ export const SEVERITY_COLOR: Record<Severity, string> = {
   critical: 'magenta',
   high: 'red',
   medium: 'yellow',
-  low: 'blue',
+  low: 'cyan',
   info: 'gray',
 };

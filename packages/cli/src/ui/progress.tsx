@@ -6,6 +6,8 @@ import { createPlainProgress } from './plain.js';
 import { initialProgress, reduceProgress } from './progress-state.js';
 import { ScanView } from './ScanView.js';
 
+const PROGRESS_RENDER_INTERVAL_MS = 50;
+
 export interface ProgressOptions {
   quiet: boolean;
   color: boolean;
@@ -36,9 +38,14 @@ export function startProgress(inputs: number, options: ProgressOptions, io: Comm
     exitOnCtrlC: false,
     patchConsole: false,
   });
+  let lastRender = 0;
   return {
     onEvent(event) {
       state = reduceProgress(state, event);
+      // A scan emits a progress event per file; re-rendering for each would cost more than the scan step itself.
+      const now = performance.now();
+      if (event.type === 'progress' && now - lastRender < PROGRESS_RENDER_INTERVAL_MS) return;
+      lastRender = now;
       instance.rerender(view());
     },
     stop() {

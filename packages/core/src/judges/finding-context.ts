@@ -1,6 +1,6 @@
 // Lookups every judge needs: which flow a finding is about, which tool it concerns, the text around it. Kept in one
 // place so the judges agree on what "the finding's flow" and "the finding's tool" are.
-import type { Category, Finding, SinkKind, SourceFile, TaintFlow, ToolDefinition, ToolParameter } from '../scan/model.js';
+import type { Category, Finding, FlowStep, SinkKind, SourceFile, TaintFlow, ToolDefinition, ToolParameter } from '../scan/model.js';
 import type { JudgeContext } from './panel.js';
 
 /**
@@ -11,11 +11,11 @@ import type { JudgeContext } from './panel.js';
  */
 export type FindingSubject = 'model-text' | 'code' | 'other';
 
-export function findingSubject(finding: Finding): FindingSubject {
-  // Code rules may name the tool whose input reaches a sink; the flow steps tell them apart from text findings.
-  if (finding.tool && !(finding.flow && finding.flow.length > 0)) return 'model-text';
-  if (finding.location || (finding.flow && finding.flow.length > 0)) return 'code';
-  return 'other';
+export function findingSubject(finding: Finding, context: JudgeContext): FindingSubject {
+  if (finding.flow && finding.flow.length > 0) return 'code';
+  // Code rules may name the tool whose input reaches a sink; a flow ending at the location tells them apart.
+  if (finding.tool) return matchFlow(finding, context.flows) ? 'code' : 'model-text';
+  return finding.location ? 'code' : 'other';
 }
 
 /** Sink kinds a category's flow can end in; used to pick the right flow when several end on one line. */
@@ -45,21 +45,25 @@ export const INJECTION_CATEGORIES: ReadonlySet<Category> = new Set<Category>([
 ]);
 
 /**
- * The flow a code finding reports: the one whose sink is at the finding's location. When several flows end on that
- * line, prefer the one with the same steps, then one whose sink fits the category, then the tool the finding names,
- * then an unsanitised one (rules report unsanitised flows; a guarded flow on the same line is a different path).
+ * The flow a code finding reports: the one whose sink is at the finding's location and fits the finding's category.
+ * When several flows end on that line, prefer the one with the same steps, then the tool the finding names, then an
+ * unsanitised one (rules report unsanitised flows; a guarded flow on the same line is a different path).
  */
 export function matchFlow(finding: Finding, flows: readonly TaintFlow[]): TaintFlow | undefined {
   const location = finding.location ?? lastStep(finding);
   if (!location) return undefined;
+  const kinds = sinkKindsFor(finding.category);
+  const reported = finding.flow && finding.flow.length > 0 ? finding.flow : undefined;
   const candidates = flows.filter(
-    (flow) => flow.sink.location.file === location.file && flow.sink.location.line === location.line,
+    (flow) =>
+      flow.sink.location.file === location.file &&
+      flow.sink.location.line === location.line &&
+      // A fact-based finding (TLS off, CORS) sharing a line with some flow is not about that flow.
+      (kinds ? kinds.includes(flow.sink.kind) : reported !== undefined && sameSteps(reported, flow.steps)),
   );
   if (candidates.length <= 1) return candidates[0];
-  const kinds = sinkKindsFor(finding.category);
   const score = (flow: TaintFlow): number =>
-    (finding.flow && sameSteps(finding.flow, flow.steps) ? 8 : 0) +
-    (kinds?.includes(flow.sink.kind) ? 4 : 0) +
+    (reported && sameSteps(reported, flow.steps) ? 4 : 0) +
     (finding.tool && flow.origin.tool === finding.tool.name ? 2 : 0) +
     (flow.sanitizers.length === 0 ? 1 : 0);
   return candidates.reduce((best, flow) => (score(flow) > score(best) ? flow : best));
@@ -69,8 +73,12 @@ function lastStep(finding: Finding): { file: string; line: number } | undefined 
   return finding.flow?.[finding.flow.length - 1];
 }
 
-function sameSteps(a: Finding['flow'] & object, b: TaintFlow['steps']): boolean {
-  return a.length === b.length && a.every((step, index) => step.file === b[index]?.file && step.line === b[index]?.line);
+/** The finding's steps are the flow's, possibly with one more step at the sink (rules add "reaches <callee>"). */
+function sameSteps(reported: FlowStep[], steps: readonly FlowStep[]): boolean {
+  return (
+    (reported.length === steps.length || reported.length === steps.length + 1) &&
+    steps.every((step, index) => step.file === reported[index]?.file && step.line === reported[index]?.line)
+  );
 }
 
 /** The tool a finding concerns: the one it names, else the origin tool of its flow. */
@@ -124,26 +132,44 @@ export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Path → file, built once per file list: judges look files up for every finding. */
+const filesByPath = new WeakMap<readonly SourceFile[], Map<string, SourceFile>>();
+/** Split lines, built once per file: bundles can be megabytes and carry many findings. */
+const linesByFile = new WeakMap<SourceFile, string[]>();
+
 export function fileOf(files: readonly SourceFile[], path: string): SourceFile | undefined {
-  return files.find((file) => file.path === path);
+  let index = filesByPath.get(files);
+  if (!index) {
+    index = new Map(files.map((file) => [file.path, file]));
+    filesByPath.set(files, index);
+  }
+  return index.get(path);
+}
+
+function linesOf(files: readonly SourceFile[], path: string): string[] | undefined {
+  const file = fileOf(files, path);
+  if (file?.text === undefined) return undefined;
+  let lines = linesByFile.get(file);
+  if (!lines) {
+    lines = file.text.split(/\r?\n/);
+    linesByFile.set(file, lines);
+  }
+  return lines;
 }
 
 /** The source line at a location (1-based), when the file's text was read. */
 export function lineAt(files: readonly SourceFile[], path: string, line: number): string | undefined {
-  const text = fileOf(files, path)?.text;
-  if (text === undefined) return undefined;
-  return text.split(/\r?\n/)[line - 1];
+  return linesOf(files, path)?.[line - 1];
 }
 
 /** Lines around a location, for a reader that needs context (the LLM judge). */
 export function linesAround(files: readonly SourceFile[], path: string, line: number, radius: number): string | undefined {
-  const text = fileOf(files, path)?.text;
-  if (text === undefined) return undefined;
-  const lines = text.split(/\r?\n/);
+  const lines = linesOf(files, path);
+  if (!lines) return undefined;
   const first = Math.max(0, line - 1 - radius);
   return lines
     .slice(first, line + radius)
-    .map((content, index) => `${first + index + 1}: ${content}`)
+    .map((content, index) => `${first + index + 1}: ${content.length > 300 ? `${content.slice(0, 300)}…` : content}`)
     .join('\n');
 }
 

@@ -12,7 +12,7 @@ export const lexicalIntentJudge: Judge = {
   description:
     'Reads the wording and place of a finding: directives to the model versus capability statements; live code versus tests, examples, fixtures and docs; real secrets versus placeholders.',
   vote(finding, context) {
-    switch (findingSubject(finding)) {
+    switch (findingSubject(finding, context)) {
       case 'model-text':
         return judgeModelText(finding, context);
       case 'code':
@@ -32,7 +32,7 @@ function vote(verdict: JudgeVote['verdict'], reason: string): JudgeVote {
 /** Cues that on their own make a text an instruction to the model: nobody documents a tool this way. */
 const STRONG_CUES: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|other|your)\s+(?:instructions|rules|prompts?|directions)/i, 'an instruction override'],
-  [/\b(?:do\s+not|don't|never|without)\s+(?:tell|telling|mention|mentioning|inform|informing|notify|notifying|reveal|revealing|alert|alerting|show|showing)\b[^.\n]{0,30}\buser\b/i, 'secrecy toward the user'],
+  [/\b(?:do\s+not|don't|never|without)\s+(?:tell|telling|mention|mentioning|inform|informing|notify|notifying|reveal|revealing|alert|alerting|show|showing)\b[^.\n]{0,80}\buser\b/i, 'secrecy toward the user'],
   [/\bthe\s+user\s+(?:must|should)\s+not\s+(?:know|see|notice|be\s+told)/i, 'secrecy toward the user'],
   [/\b(?:secretly|silently|covertly|quietly)\b/i, 'secrecy'],
   [/<\/?\s*(?:important|system|instructions?|secret|hidden|admin)\s*>|\[\/?(?:INST|SYSTEM)\]|<<\s*SYS\s*>>/i, 'prompt-injection markup'],
@@ -48,21 +48,32 @@ const IMPERATIVE_START =
 const OBLIGATION =
   /\b(?:you\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to|will)|must\s+(?:always|first|also)|must\s+be\s+(?:passed|included|sent|provided|read|attached)|is\s+required\s+before)\b/i;
 const SECOND_PERSON = /\b(?:you|your|yourself)\b/i;
-/** "Use this tool when you need to …" is documentation addressed to a reader, not an order. */
-const CONDITIONAL_YOU = /\b(?:when|if|unless|whenever|in\s+case|where|so|that)\s+you(?:r)?\b[^.\n]*/gi;
+/** "Use this tool when you need to …", "… so you know which ids exist" address a reader; they give no order. */
+const CONDITIONAL_YOU = /\b(?:when|if|unless|whenever|in\s+case|where|so(?:\s+that)?)\s+you(?:r)?\b[^.\n]*/gi;
 const URGENCY = /\b(?:IMPORTANT|CRITICAL|URGENT|MANDATORY)\b|\b(?:immediately|at\s+once|without\s+exception)\b/;
+/** Ordering the model's other actions ("before answering", "after every call") is about the model, not the tool. */
+const SEQUENCING =
+  /\b(?:before|after|prior\s+to)\s+(?:answering|responding|replying|using\s+any|calling\s+any|any\s+other|every|each|all\s+other)\b/i;
 /** Telling the model what to put into a parameter is how poisoned descriptions smuggle data out. */
 const ROUTE_TO_PARAMETER =
   /\b(?:pass|put|include|insert|append|attach|fill|send)\b[^.\n]{0,80}\b(?:parameter|param|argument|field|sidenote)s?\b/i;
-/** A base-form verb aimed at private data ("read ~/.ssh/id_rsa"); the third-person "Reads …" is a statement. */
+/**
+ * A base-form verb aimed at private data ("read ~/.ssh/id_rsa"); the third-person "Reads …" and the passive "is read
+ * from PGPASSWORD" are statements.
+ */
 const PRIVATE_DATA_REQUEST =
-  /\b(?:read|send|upload|cat|copy|include|pass|provide|share|extract|collect|gather)\b[^.\n]{0,50}?(?:~\/|\.ssh\b|id_rsa|id_ed25519|\.env\b|\.aws\b|credentials|api[\s_-]?keys?|passwords?|secrets?|conversation|chat\s+history|previous\s+messages|system\s+prompt|mcp\.json|claude_desktop_config)/i;
+  /(?<!\b(?:is|are|was|were|be|been|being|gets?)\s+)\b(?:read|send|upload|cat|copy|include|pass|provide|share|extract|collect|gather)\b[^.\n]{0,50}?(?:~\/|\.ssh\b|id_rsa|id_ed25519|\.env\b|\.aws\b|credentials|api[\s_-]?keys?|passwords?|secrets?|conversation|chat\s+history|previous\s+messages|system\s+prompt|mcp\.json|claude_desktop_config)[^\s`'"]*/i;
+
+/** A command line for the model to run ("run curl … | sh") is an order whatever the grammar around it. */
+const COMMAND_FOR_MODEL = /\b(?:run|execute|exec)\s+[`'"]?(?:curl|wget|bash|sh|zsh|powershell|iex|python3?|node|npx|rm)\b/i;
+/** Terminal escape sequences, raw or as the rules render them (␛[8m), would hide the start of a sentence. */
+const ANSI_SEQUENCE = /(?:\u001b|\u241b|\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[A-Za-z]|(?:\u001b|\u241b)\][^\u0007\u001b\u241b]*(?:\u0007|(?:\u001b|\u241b)\\)?/g;
 
 /** Third-person verbs and documentation phrasing that describe what the tool does. */
 const CAPABILITY_START =
   /^(?:returns|reads|gets|fetches|lists|creates|writes|searches|retrieves|sends|executes|runs|provides|shows|displays|allows|supports|accepts|generates|converts|updates|deletes|removes|moves|queries|opens|loads|saves|uploads|downloads|calculates|computes|checks|finds|adds|edits|manages|starts|stops|captures|navigates|clicks|takes|performs|handles|works|enables|lets|gives|exposes|looks\s+up|use\s+this|useful|a|an|the|this\s+(?:tool|endpoint|function|resource|prompt))\b/i;
 const DOC_PHRASES =
-  /\b(?:e\.g\.|for\s+example|defaults?\s+to|optional|if\s+omitted|only\s+works|relative\s+to|must\s+be\s+(?:a|an|one|within|inside))\b/i;
+  /\b(?:e\.g\.|i\.e\.|for\s+example|defaults?\s+to\b|optional\b|if\s+omitted\b|only\s+works\b|relative\s+to\b|must\s+be\s+(?:a|an|one|within|inside)\b)/i;
 
 interface Phrasing {
   strong: string[];
@@ -70,7 +81,8 @@ interface Phrasing {
   capability: string[];
 }
 
-function phrasing(text: string): Phrasing {
+function phrasing(raw: string): Phrasing {
+  const text = raw.replace(ANSI_SEQUENCE, ' ');
   const result: Phrasing = { strong: [], directive: [], capability: [] };
   for (const [pattern, label] of STRONG_CUES) {
     const match = pattern.exec(text);
@@ -85,17 +97,20 @@ function phrasing(text: string): Phrasing {
     if (imperative) result.directive.push(`an imperative ${quote(imperative[0], 20)}`);
     else if (CAPABILITY_START.test(sentence)) result.capability.push(quote(sentence, 40));
   }
-  const cues: ReadonlyArray<[RegExp, string]> = [
-    [OBLIGATION, 'an obligation'],
-    [URGENCY, 'urgency'],
-    [ROUTE_TO_PARAMETER, 'data routed into a parameter'],
-    [PRIVATE_DATA_REQUEST, 'a request for private data'],
+  const addressed = text.replace(CONDITIONAL_YOU, '');
+  const cues: ReadonlyArray<[RegExp, string, string]> = [
+    [OBLIGATION, 'an obligation', addressed],
+    [URGENCY, 'urgency', text],
+    [SEQUENCING, 'sequencing of the model\'s actions', text],
+    [ROUTE_TO_PARAMETER, 'data routed into a parameter', text],
+    [PRIVATE_DATA_REQUEST, 'a request for private data', text],
+    [COMMAND_FOR_MODEL, 'a command for the model to run', text],
   ];
-  for (const [pattern, label] of cues) {
-    const match = pattern.exec(text);
+  for (const [pattern, label, subject] of cues) {
+    const match = pattern.exec(subject);
     if (match) result.directive.push(`${label} ${quote(match[0], 40)}`);
   }
-  if (!OBLIGATION.test(text) && SECOND_PERSON.test(text.replace(CONDITIONAL_YOU, ''))) {
+  if (!OBLIGATION.test(addressed) && SECOND_PERSON.test(addressed)) {
     result.directive.push('second person');
   }
   if (DOC_PHRASES.test(text)) result.capability.push('documentation phrasing');
@@ -115,6 +130,11 @@ function judgeModelText(finding: Finding, context: JudgeContext): JudgeVote {
   if (read.strong.length > 0) {
     return vote('confirm', `${capitalise(subject)} is phrased as a hidden instruction to the model: ${read.strong[0]}.`);
   }
+  // Prompts and server instructions exist to direct the model, so plain directives there are their job, not a sign.
+  const kind = finding.tool?.kind;
+  if (kind === 'prompt' || kind === 'instructions') {
+    return vote('uncertain', `${capitalise(subject)} is ${kind === 'prompt' ? 'a prompt' : 'server instructions'}, meant to direct the model, and has no hidden-instruction cue.`);
+  }
   if (read.directive.length >= 2 && read.directive.length > read.capability.length) {
     return vote('confirm', `${capitalise(subject)} reads as an order to the model: ${read.directive.slice(0, 3).join(', ')}.`);
   }
@@ -126,7 +146,8 @@ function judgeModelText(finding: Finding, context: JudgeContext): JudgeVote {
     return vote('dismiss', `${capitalise(subject)} states what the tool does (${read.capability[0]})${cue}.`);
   }
   if (read.directive.length > 0) {
-    return vote('uncertain', `${capitalise(subject)} has one directive cue (${read.directive[0]}) but not enough to call it an instruction.`);
+    const cues = read.directive.length === 1 ? 'one directive cue' : 'directive cues';
+    return vote('uncertain', `${capitalise(subject)} has ${cues} (${read.directive[0]}) but not enough to outweigh its documentation.`);
   }
   return vote('uncertain', `The wording of ${subject} is neither clearly an instruction nor clearly a capability statement.`);
 }
@@ -159,16 +180,16 @@ function judgeCode(finding: Finding, context: JudgeContext): JudgeVote {
     if (DOC_FILE.test(location.file)) return vote('uncertain', `The secret at ${at} is in documentation; a real key there is still leaked, a sample one is not.`);
     return vote('confirm', `The secret at ${at} is in a shipped file and has no placeholder wording.`);
   }
-  if (nonLive) return vote('dismiss', `${capitalise(at)} is in ${nonLive}, not in code the server runs.`);
-  if (DOC_FILE.test(location.file)) return vote('dismiss', `${capitalise(at)} is documentation text, which is never executed.`);
+  if (nonLive) return vote('dismiss', `The code at ${at} is in ${nonLive}, not in code the server runs.`);
+  if (DOC_FILE.test(location.file)) return vote('dismiss', `The match at ${at} is documentation text, which is never executed.`);
   // In comments, hidden characters are the Trojan Source attack itself, so only other categories are cleared there.
   if (line !== undefined && COMMENT_LINE.test(line) && finding.category !== 'hidden-characters') {
     return vote('dismiss', `The match at ${at} is inside a comment, not live code.`);
   }
   const role = roleOf(context.files, location.file);
-  if (role === 'vendored') return vote('uncertain', `${capitalise(at)} is vendored third-party code; whether the server reaches it is unclear.`);
-  if (role === 'other') return vote('uncertain', `${capitalise(at)} is neither source nor a manifest, so its wording says little.`);
-  return vote('confirm', `${capitalise(at)} is in live ${role ?? 'code'} outside tests, examples and docs.`);
+  if (role === 'vendored') return vote('uncertain', `The code at ${at} is vendored third-party code; whether the server reaches it is unclear.`);
+  if (role === 'other') return vote('uncertain', `The file ${location.file} is neither source nor a manifest, so its wording says little.`);
+  return vote('confirm', `The code at ${at} is in live ${role ?? 'code'} outside tests, examples and docs.`);
 }
 
 function nonLiveReason(path: string): string | undefined {

@@ -6,7 +6,8 @@ import type { Finding, ScanReport, SourceLocation } from '../scan/model.js';
  * format characters (zero-width, bidi overrides, Unicode tags), private-use, unassigned and lone surrogates,
  * line/paragraph separators, spaces other than U+0020, variation selectors and the fillers that render blank.
  */
-const HIDDEN =
+export const HIDDEN_CHARACTERS =
+  // eslint-disable-next-line no-misleading-character-class -- lone joiners and selectors are exactly what is matched
   /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2800\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
 
@@ -21,7 +22,7 @@ export function codePointLabel(char: string): string {
  * joiners are kept only between pictographs, where they are ordinary emoji and nothing is hidden.
  */
 export function visible(text: string): string {
-  return text.replace(HIDDEN, (char, offset: number, whole: string) => {
+  return text.replace(HIDDEN_CHARACTERS, (char, offset: number, whole: string) => {
     if (char === '\n' || char === '\t') return char;
     if (char === '\uFE0F' || char === '\uFE0E') {
       if (PICTOGRAPHIC.test(previousCodePoint(whole, offset))) return char;
@@ -35,9 +36,27 @@ export function visible(text: string): string {
   });
 }
 
+/**
+ * JSON text with every hidden character written as a `\uXXXX` escape: the same data for a parser, but a terminal
+ * or editor showing the file cannot be reordered or recoloured by it. Outside strings JSON.stringify only emits
+ * ASCII, so every match is inside a string literal; its own line feeds are layout and stay.
+ */
+export function jsonWithVisibleEscapes(json: string): string {
+  return json.replace(HIDDEN_CHARACTERS, (char) =>
+    char === '\n'
+      ? char
+      : [...Array(char.length).keys()].map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
+}
+
+/** `visible` for multi-line text: Windows line endings are ordinary line breaks, a lone CR is shown. */
+export function visibleBlock(text: string): string {
+  return visible(text.replace(/\r\n/g, '\n'));
+}
+
 /** `visible`, then on one line: line feeds and tabs shown as `⏎` and spaces (for titles, table cells, annotations). */
 export function visibleLine(text: string): string {
-  return visible(text).replace(/\r?\n/g, ' ⏎ ').replace(/\t/g, ' ');
+  return visibleBlock(text).replace(/\n/g, ' ⏎ ').replace(/\t/g, ' ');
 }
 
 function previousCodePoint(text: string, offset: number): string {
@@ -49,7 +68,7 @@ function previousCodePoint(text: string, offset: number): string {
 
 /** At most `maxLines` lines of at most `maxWidth` characters, saying what was cut. */
 export function excerpt(text: string, maxLines = 8, maxWidth = 200): string[] {
-  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  const lines = text.split('\n');
   const shown = lines.slice(0, maxLines).map((line) => {
     const chars = [...line];
     return chars.length > maxWidth ? `${chars.slice(0, maxWidth).join('')}… (+${chars.length - maxWidth} chars)` : line;
@@ -71,6 +90,21 @@ export function findingLocation(report: ScanReport, finding: Finding): SourceLoc
   return definition?.location;
 }
 
+/**
+ * A report path as CI tools want it, relative to the directory svc ran in (the repository checkout): for a
+ * directory target given as a relative path, the target's own prefix is put back (`svc scan servers/weather`
+ * reports `src/index.ts`; GitHub needs `servers/weather/src/index.ts`). Other paths are returned unchanged.
+ */
+export function checkoutPath(report: ScanReport, file: string): string {
+  const { kind, input } = report.target;
+  if (kind !== 'directory' || /^[a-z][a-z0-9+.-]*:\/\//i.test(file)) return file;
+  const base = input.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  if (base === '' || base === '.' || base.startsWith('/') || /^[A-Za-z]:/.test(base) || base.split('/').includes('..')) {
+    return file;
+  }
+  return `${base}/${file.replace(/^(\.\/)+/, '')}`;
+}
+
 /** `file:line[:column]`, or `kind name › field` for a tool finding, or '' when there is nowhere to point. */
 export function describeWhere(finding: Finding): string {
   const parts: string[] = [];
@@ -86,7 +120,8 @@ export function targetTitle(report: ScanReport): string {
   const { input, name, version, origin } = report.target;
   const label = version ? `${name}@${version}` : name;
   const head = origin ? `${origin.serverName} (${input})` : input;
-  return label && label !== input ? `${head} — ${label}` : head;
+  // `npm:weather-mcp@1.2.0` already says what was scanned; `./servers/a` does not.
+  return name && !input.includes(name) ? `${head} — ${label}` : head;
 }
 
 /** How judges voted, e.g. `confirm 2, dismiss 1 → confirm`; '' outside deep mode. */

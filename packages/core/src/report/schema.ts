@@ -3,7 +3,7 @@
 // that the two cannot drift (each inferred type must be *identical* to its model type, not merely assignable).
 import { z } from 'zod';
 import { CATEGORIES, SEVERITIES } from '../scan/model.js';
-import type { ScanReport } from '../scan/model.js';
+import type { ScanReport, Severity } from '../scan/model.js';
 
 /**
  * Semver of the report format. Additive changes (a new optional field, a new category or severity-neutral enum
@@ -175,7 +175,10 @@ export const scanReportSchema = z
     findings: z.array(findingSchema),
     score: z.number().min(0).max(100).describe('0..100, see docs/report.md for the formula.'),
     grade: grade.describe('Letter grade from the score, capped by critical/high findings.'),
-    counts: z.record(severity, z.number().int()).describe('Findings per severity, not counting those the judges dismissed.'),
+    // An explicit object rather than z.record(severity, …): the JSON Schema then lists the keys as properties.
+    counts: z
+      .strictObject(Object.fromEntries(SEVERITIES.map((key) => [key, z.number().int()])) as Record<Severity, z.ZodInt>)
+      .describe('Findings per severity, not counting those the judges dismissed.'),
     problems: z.array(parseProblemSchema),
     notScanned: z.string().optional().describe('Why the target’s code was not scanned (e.g. a remote endpoint).'),
   })

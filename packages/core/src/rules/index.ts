@@ -1,6 +1,17 @@
 // The rule registry: one import per rule file, in category order. rules/index.test.ts checks that every file under
 // rules/ is registered, that ids equal file names, and that docs/rules.md lists the same catalog.
 import type { Rule } from './create-rule.js';
+import toolPoisoningDirectives from './tool-poisoning-directives.js';
+import toolPoisoningSensitiveAccess from './tool-poisoning-sensitive-access.js';
+import hiddenUnicode from './hidden-unicode.js';
+import ansiEscapeSequences from './ansi-escape-sequences.js';
+import toolShadowing from './tool-shadowing.js';
+import exfilMagicParameter from './exfil-magic-parameter.js';
+import hardcodedSecret from './hardcoded-secret.js';
+import installScriptExecution from './install-script-execution.js';
+import obfuscatedModelText from './obfuscated-model-text.js';
+import typosquatPackage from './typosquat-package.js';
+import unpinnedNpxConfig from './unpinned-npx-config.js';
 import commandInjection from './command-injection.js';
 import unrestrictedShellTool from './unrestricted-shell-tool.js';
 import codeInjection from './code-injection.js';
@@ -17,6 +28,12 @@ import missingOriginValidation from './missing-origin-validation.js';
 import corsWildcard from './cors-wildcard.js';
 
 export const RULES: readonly Rule[] = [
+  toolPoisoningDirectives,
+  toolPoisoningSensitiveAccess,
+  hiddenUnicode,
+  ansiEscapeSequences,
+  toolShadowing,
+  exfilMagicParameter,
   commandInjection,
   unrestrictedShellTool,
   codeInjection,
@@ -31,6 +48,11 @@ export const RULES: readonly Rule[] = [
   httpTransportExposed,
   missingOriginValidation,
   corsWildcard,
+  hardcodedSecret,
+  installScriptExecution,
+  obfuscatedModelText,
+  typosquatPackage,
+  unpinnedNpxConfig,
 ];
 
 const byId = new Map(RULES.map((rule) => [rule.id, rule]));

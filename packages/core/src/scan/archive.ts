@@ -193,6 +193,8 @@ export async function extractTarGz(
   });
 
   const pendingWrites: Array<Promise<void>> = [];
+  // Entries still being written: when the stream fails mid-file they never end, so they are destroyed on failure.
+  const openEntries = new Set<ReadEntry>();
   let entryError: unknown;
   const parser = new Parser({
     strict: true,
@@ -209,6 +211,7 @@ export async function extractTarGz(
   });
 
   function fail(error: unknown): void {
+    console.log('fail', error);
     entryError ??= error;
     parser.abort(error instanceof Error ? error : new Error(String(error)));
   }
@@ -226,7 +229,12 @@ export async function extractTarGz(
       case 'ContiguousFile': {
         if (relative === null) throw new ArchiveError(`file entry without a name: ${entry.path}`);
         budget.addFile(entry.path, entry.size);
-        await writeEntryFile(entry, insideDest(root, relative), budget.fileCounter(entry.path, false));
+        openEntries.add(entry);
+        try {
+          await writeEntryFile(entry, insideDest(root, relative), budget.fileCounter(entry.path, false));
+        } finally {
+          openEntries.delete(entry);
+        }
         return;
       }
       case 'SymbolicLink':
@@ -259,6 +267,7 @@ export async function extractTarGz(
     budget.bytes = inflatedBytes;
     return { files: budget.files, bytes: inflatedBytes, skipped };
   } catch (error) {
+    for (const entry of openEntries) entry.destroy();
     await Promise.allSettled(pendingWrites);
     await rm(root, { recursive: true, force: true });
     throw toArchiveError(entryError ?? error);

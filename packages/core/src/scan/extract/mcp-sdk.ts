@@ -255,6 +255,13 @@ export function extractMcpSdk(index: FileIndex, extraction: Extraction = emptyEx
     addDeclared(index, extraction, declared);
     return true;
   });
+  // Low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.
+  const dispatcher = extraction.dispatchers[0];
+  if (dispatcher) {
+    for (const tool of extraction.tools) {
+      if (tool.extractor === 'mcp-sdk-lowlevel' && tool.kind === 'tool' && !tool.handlerId) tool.handlerId = handlerIdOf(index, dispatcher);
+    }
+  }
   return extraction;
 }
 

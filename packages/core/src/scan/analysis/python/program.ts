@@ -218,3 +218,27 @@ export function qualify(module: PyModule, name: string): string {
   const base = binding.name ? (binding.module ? `${binding.module}.${binding.name}` : binding.name) : binding.module;
   return `${'.'.repeat(binding.level)}${base}${rest}`;
 }
+
+/** A tool's code, for the dataflow: a decorated function whose parameters are the inputs, or one branch of a low-level `call_tool` dispatcher. */
+export interface PyHandler {
+  kind: 'function' | 'dispatch';
+  tool: string;
+  module: PyModule;
+  definition: Node;
+  parameters: import('../../model.js').ToolParameter[];
+}
+
+export interface PyExtraction {
+  tools: import('../../model.js').ToolDefinition[];
+  handlers: PyHandler[];
+}
+
+export function handlerId(module: PyModule, definition: Node, tool: string): string {
+  return `${module.path}#${definition.startIndex}:${tool}`;
+}
+
+/** A module constant's value expression when `node` names one (`instructions=INSTRUCTIONS`), else the node itself. */
+export function resolveConstant(module: PyModule, node: Node | undefined): Node | undefined {
+  if (node?.type === 'identifier') return module.constants.get(node.text) ?? node;
+  return node;
+}

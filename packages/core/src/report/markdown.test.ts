@@ -1,0 +1,75 @@
+/* eslint-disable no-control-regex -- these tests look for raw control characters on purpose */
+import { describe, expect, it } from 'vitest';
+import type { Finding } from '../scan/model.js';
+import { markdownReporter } from './markdown.js';
+import { sampleFindings, sampleReport, sampleRun } from './sample-run.js';
+
+/** Splits markdown into what GitHub renders as markup and what sits inside fenced blocks or code spans. */
+function renderedProse(markdown: string): string {
+  const withoutFences = markdown.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '');
+  return withoutFences.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, '');
+}
+
+describe('markdownReporter', () => {
+  const output = markdownReporter(sampleRun());
+
+  it('has a summary table with one row per target', () => {
+    expect(output).toContain('| Target | Score | Grade | Critical | High | Medium | Low | Info |');
+    const report = sampleReport();
+    expect(output).toContain(`| \`npm:weather-mcp@1.2.0\` | ${report.score} | **${report.grade}** | 1 | 1 | 1 | 1 | 1 |`);
+    expect(output).toContain('| `example (https://mcp.example.com/mcp)` | 100 | **A** | 0 | 0 | 0 | 0 | 0 |');
+  });
+
+  it('has a findings table whose rows keep their column count whatever the text contains', () => {
+    const rows = output.split('\n').filter((line) => /^\| (🔴|🟠|🟡|🔵|⚪)/.test(line));
+    expect(rows).toHaveLength(6);
+    for (const row of rows) expect(row.split(/(?<!\\)\|/).length).toBe(7);
+    expect(output).toContain('| 🟠 high (dismissed) | `ssrf` |');
+  });
+
+  it('puts details in collapsible sections with evidence, flow and judges', () => {
+    expect(output.match(/<details>/g)).toHaveLength(6);
+    expect(output).toContain('<summary><b>critical</b> · <code>command-injection</code> · <code>src/my tools/run.ts:42:5</code></summary>');
+    expect(output).toContain('1. `src/my tools/run.ts:30` parameter cmd of tool run\\_task');
+    expect(output).toContain('**Judges:** confirm 2\\, uncertain 1 → confirm');
+  });
+
+  it('never lets scanned text become HTML, links or mentions', () => {
+    const prose = renderedProse(output);
+    expect(output).toContain('<script>alert(1)</script>'); // shown, inside a fence
+    expect(prose).not.toContain('<script>');
+    expect(prose).not.toMatch(/(?<!\\)\[x\]\(javascript/);
+    expect(prose).not.toMatch(/@octocat/);
+    // the ``` inside the evidence cannot close its fence: a longer fence is used
+    expect(output).toContain('````text\n"postinstall"');
+  });
+
+  it('keeps a mention inside a rule message out of the rendered prose', () => {
+    const finding: Finding = { ...sampleFindings()[3]!, message: 'Token belongs to @someone | <b>x</b>' };
+    const text = markdownReporter(sampleRun([sampleReport([finding])]));
+    expect(renderedProse(text)).not.toMatch(/@someone|<b>x/);
+    expect(text).toContain('`@someone`');
+  });
+
+  it('shows hidden characters visibly', () => {
+    expect(output).toContain('id_rsa<U+200B>');
+    expect(output).not.toMatch(/[\u0000-\u0009\u000B-\u001F\u200B\u202E\u{E0049}]/u);
+  });
+
+  it('lists failed targets and stays under GitHub’s comment limit with many findings', () => {
+    expect(output).toContain('### Targets that could not be scanned');
+    expect(output).toContain('- `pypi:missing-server==9.9`: PyPI');
+    const many = Array.from({ length: 3000 }, (_, i): Finding => ({
+      ...sampleFindings()[0]!,
+      id: `id${i}`,
+      evidence: 'x'.repeat(150) + '\n'.repeat(3),
+    }));
+    const big = markdownReporter(sampleRun([sampleReport(many)]));
+    expect(big.length).toBeLessThan(65_536);
+    expect(big).toMatch(/more findings not listed/);
+    expect(big).toMatch(/more findings not detailed here/);
+    const detailed = big.match(/<details>/g)?.length ?? 0;
+    expect(detailed).toBeGreaterThan(10);
+    expect(detailed).toBeLessThan(3000);
+  });
+});

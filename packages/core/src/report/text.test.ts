@@ -1,0 +1,72 @@
+/* eslint-disable no-control-regex -- these tests look for raw control characters on purpose */
+import { describe, expect, it } from 'vitest';
+import type { Finding } from '../scan/model.js';
+import { HOSTILE_EVIDENCE, sampleFindings, sampleReport, sampleRun } from './sample-run.js';
+import { textReporter } from './text.js';
+
+// Anything a terminal would act on: C0 controls other than LF and TAB, DEL, C1 controls, bidi and zero-width format
+// characters and Unicode tags.
+const RAW_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]/u;
+
+describe('textReporter', () => {
+  const output = textReporter(sampleRun());
+
+  it('emits no raw control or hidden characters from scanned text', () => {
+    expect(HOSTILE_EVIDENCE).toMatch(RAW_CONTROL); // the sample really is hostile
+    expect(output).not.toMatch(RAW_CONTROL);
+    expect(output).toContain('id_rsa<U+200B>');
+    expect(output).toContain('<U+202E>gnp.evil<U+202C>');
+    expect(output).toContain('<U+001B>[31mRED');
+    expect(output).toContain('<U+000D>overwritten<U+0007>');
+    expect(output).toContain('<U+E0049><U+E0047><U+E004E>');
+    expect(output).toContain('missing-server<U+001B>[2J');
+  });
+
+  it('colours only when asked, and only with its own SGR sequences', () => {
+    expect(output).not.toContain('\u001b');
+    const coloured = textReporter(sampleRun(), { color: true });
+    expect(coloured).toMatch(/\u001b\[\d+m/);
+    expect(coloured.replace(/\u001b\[\d+m/g, '')).toBe(output);
+  });
+
+  it('groups by target, then by severity from critical to info', () => {
+    const positions = ['weather-mcp', 'CRITICAL (1)', 'HIGH (2)', 'MEDIUM (1)', 'LOW (1)', 'INFO (1)', 'example (https://mcp.example.com/mcp)'].map(
+      (marker) => output.indexOf(marker),
+    );
+    expect(positions.every((position) => position >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it('shows each finding with rule, category, location, evidence, flow and judges', () => {
+    expect(output).toContain('command-injection [command-injection] confidence 0.95');
+    expect(output).toContain('at src/my tools/run.ts:42:5');
+    expect(output).toContain('at tool get_weather › description');
+    expect(output).toContain('│   resolve(stdout);');
+    expect(output).toMatch(/1\. src\/my tools\/run\.ts:30 {2}parameter cmd of tool run_task/);
+    expect(output).toContain('judges: confirm 2, uncertain 1 → confirm');
+    expect(output).toContain('- sanitizer: dismiss, host checked against an allowlist');
+    expect(output).toContain('ssrf [ssrf] confidence 0.20  dismissed by judges');
+  });
+
+  it('summarises score, grade, counts, problems, remote targets and errors', () => {
+    const report = sampleReport();
+    expect(output).toContain(`score ${report.score}/100 grade ${report.grade}`);
+    expect(output).toContain('critical 1 · high 1 · medium 1 · low 1 · info 1');
+    expect(output).toContain('dist/bundle.min.js: Unexpected token');
+    expect(output).toContain('not scanned: remote endpoint');
+    expect(output).toMatch(/Errors \(1\)\n {2}✖ pypi:missing-server==9\.9: PyPI: no release/);
+    expect(output.trimEnd().split('\n').at(-1)).toBe('svc 0.1.0: 2 targets scanned, 6 findings, 1 target failed');
+  });
+
+  it('truncates long evidence', () => {
+    const long: Finding = { ...sampleFindings()[0]!, evidence: Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n') };
+    const text = textReporter(sampleRun([sampleReport([long])]));
+    expect(text).toContain('│ line 7');
+    expect(text).not.toContain('│ line 8');
+    expect(text).toContain('… (32 more lines)');
+  });
+
+  it('says when a target is clean', () => {
+    expect(textReporter(sampleRun([sampleReport([])]))).toContain('✔ no findings');
+  });
+});

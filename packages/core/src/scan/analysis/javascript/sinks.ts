@@ -1,0 +1,232 @@
+import type { SinkKind } from '../../model.js';
+import type { AstNode } from './ast.js';
+import { objectProperty, propertyName, unwrap } from './ast.js';
+import type { Callee } from './callee.js';
+import type { FileIndex } from './file-index.js';
+import { staticString, staticValue } from './file-index.js';
+
+/** One argument of a call that is dangerous when tainted. */
+export interface SinkArgument {
+  kind: SinkKind;
+  node: AstNode;
+  shell?: boolean;
+  /** Guards implied by the call shape itself (e.g. argv arrays without a shell). */
+  sanitizers?: string[];
+  /** The URL/host argument of a network call (fixed-host applies only here). */
+  isUrl?: boolean;
+  target?: string;
+}
+
+const FS_READ = new Set([
+  'readFile', 'readFileSync', 'createReadStream', 'readdir', 'readdirSync', 'stat', 'statSync', 'lstat', 'lstatSync',
+  'opendir', 'opendirSync', 'readJson', 'readJSON', 'readJsonSync', 'readJSONSync', 'access', 'accessSync', 'readlink',
+]);
+const FS_WRITE_FIRST = new Set([
+  'writeFile', 'writeFileSync', 'appendFile', 'appendFileSync', 'createWriteStream', 'unlink', 'unlinkSync', 'rm', 'rmSync',
+  'rmdir', 'rmdirSync', 'mkdir', 'mkdirSync', 'truncate', 'truncateSync', 'chmod', 'chmodSync', 'outputFile',
+  'outputFileSync', 'writeJson', 'writeJSON', 'writeJsonSync', 'outputJson', 'remove', 'removeSync', 'emptyDir', 'ensureDir',
+  'ensureFile', 'mkdirp', 'mkdirs',
+]);
+const FS_WRITE_TWO = new Set(['rename', 'renameSync', 'copyFile', 'copyFileSync', 'cp', 'cpSync', 'copy', 'copySync', 'move', 'moveSync', 'symlink', 'symlinkSync', 'link']);
+
+const SQL_METHODS = new Set(['query', 'raw', 'unsafe', 'prepare', '$queryRaw', '$executeRaw', '$queryRawUnsafe', '$executeRawUnsafe', 'queryRaw', 'whereRaw']);
+/** `.execute`/`.exec`/`.run`/`.all` are SQL only on something named like a database handle (RegExp#exec, tool.execute …). */
+const SQL_HANDLE_METHODS = new Set(['execute', 'exec', 'run', 'all', 'each']);
+const DB_HANDLE = /(^|[._])(db|database|sqlite|sql|conn|connection|pool|knex|sequelize|pg|mysql|sqlClient|dbClient)\d*$/i;
+
+const AXIOS_BODY = new Set(['post', 'put', 'patch']);
+const AXIOS_URL_ONLY = new Set(['get', 'delete', 'head', 'options']);
+
+function literalUrl(node: AstNode | undefined, index: FileIndex): string | undefined {
+  const current = unwrap(node);
+  if (!current) return undefined;
+  const whole = staticString(current, index);
+  if (whole !== undefined) return whole;
+  if (current.type === 'NewExpression' && unwrap(current.callee)?.name === 'URL') {
+    return literalUrl(current.arguments[0], index);
+  }
+  return staticPrefix(current, index);
+}
+
+/** The constant leading text of a template/concatenation: `https://api.github.com/repos/` of `${BASE}/repos/${x}`. */
+export function staticPrefix(node: AstNode | undefined, index: FileIndex): string | undefined {
+  const current = unwrap(node);
+  if (!current) return undefined;
+  if (current.type === 'TemplateLiteral') {
+    let text = current.quasis[0]?.value.cooked ?? '';
+    for (let i = 0; i < current.expressions.length; i++) {
+      const part = staticString(current.expressions[i], index);
+      if (part === undefined) return text || undefined;
+      text += part + (current.quasis[i + 1]?.value.cooked ?? '');
+    }
+    return text;
+  }
+  if (current.type === 'BinaryExpression' && current.operator === '+') {
+    const left = staticString(current.left, index);
+    if (left === undefined) return staticPrefix(current.left, index);
+    const right = staticPrefix(current.right, index);
+    return left + (right ?? '');
+  }
+  return staticString(current, index);
+}
+
+function optionsHaveShell(node: AstNode | undefined, index: FileIndex): boolean {
+  const value = objectProperty(unwrap(node), 'shell');
+  if (!value) return false;
+  const resolved = staticValue(value, index);
+  return resolved === undefined ? true : Boolean(resolved);
+}
+
+/** Process APIs that take a program and an argv array: the argv is safe without a shell, the program never is. */
+function argvCall(args: AstNode[], index: FileIndex): SinkArgument[] {
+  const [program, second, third] = args;
+  if (!program) return [];
+  const secondNode = unwrap(second);
+  const argv = secondNode?.type === 'ArrayExpression' || (secondNode && secondNode.type !== 'ObjectExpression') ? secondNode : undefined;
+  const options = argv ? third : second;
+  const shell = optionsHaveShell(options, index);
+  const sinks: SinkArgument[] = [{ kind: 'command', node: program, shell }];
+  if (argv) sinks.push({ kind: 'command', node: argv, shell, ...(!shell && { sanitizers: ['execFile-argv'] }) });
+  return sinks;
+}
+
+function networkOptions(options: AstNode | undefined, bodyKeys: readonly string[]): SinkArgument[] {
+  const object = unwrap(options);
+  if (object?.type !== 'ObjectExpression') return [];
+  const sinks: SinkArgument[] = [];
+  for (const key of bodyKeys) {
+    const value = objectProperty(object, key);
+    if (value) sinks.push({ kind: 'network-send', node: value });
+  }
+  return sinks;
+}
+
+function withTarget(sinks: SinkArgument[], url: AstNode | undefined, index: FileIndex): SinkArgument[] {
+  const target = literalUrl(url, index);
+  if (target !== undefined) for (const sink of sinks) sink.target = target;
+  return sinks;
+}
+
+const FETCH_BODY = ['body'];
+const GOT_BODY = ['body', 'json', 'form'];
+const AXIOS_CONFIG_BODY = ['data', 'params'];
+
+function emailSinks(message: AstNode | undefined, index: FileIndex): SinkArgument[] {
+  const object = unwrap(message);
+  if (object?.type !== 'ObjectExpression') return message ? [{ kind: 'email', node: message }] : [];
+  let target: string | undefined;
+  for (const key of ['bcc', 'cc', 'to']) {
+    const value = staticValue(objectProperty(object, key), index);
+    const text = Array.isArray(value) ? value.filter((v) => typeof v === 'string').join(', ') : typeof value === 'string' ? value : undefined;
+    if (text) {
+      target = text;
+      break;
+    }
+  }
+  const sinks: SinkArgument[] = [];
+  for (const property of object.properties) {
+    if (property.type === 'SpreadElement') {
+      sinks.push({ kind: 'email', node: property.argument });
+      continue;
+    }
+    const key = propertyName(property.key, property.computed);
+    if (key && ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'attachments', 'replyTo'].includes(key)) {
+      sinks.push({ kind: 'email', node: property.value, ...(target !== undefined && { target }) });
+    }
+  }
+  return sinks;
+}
+
+/** The dangerous arguments of a call (or `new`) expression, by what the callee resolves to. */
+export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex): SinkArgument[] {
+  const args: AstNode[] = call.arguments;
+  const isNew = call.type === 'NewExpression';
+  const { module, name } = callee;
+  const first = args[0];
+  switch (module) {
+    case 'child_process':
+      if (name === 'exec' || name === 'execSync') return first ? [{ kind: 'command', node: first, shell: true }] : [];
+      if (['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork'].includes(name)) return argvCall(args, index);
+      return [];
+    case 'cross-spawn':
+      return name === 'default' || name === 'spawn' || name === 'sync' ? argvCall(args, index) : [];
+    case 'execa':
+      if (name === 'execaCommand' || name === 'execaCommandSync') return first ? [{ kind: 'command', node: first, shell: optionsHaveShell(args[1], index) }] : [];
+      if (name === 'execa' || name === 'execaSync' || name === 'default' || name === 'execaNode') return argvCall(args, index);
+      return [];
+    case 'shelljs':
+      return name === 'exec' && first ? [{ kind: 'command', node: first, shell: true }] : [];
+    case 'vm':
+      if (['runInNewContext', 'runInThisContext', 'runInContext', 'compileFunction', 'Script', 'SourceTextModule'].includes(name)) {
+        return first ? [{ kind: 'code', node: first }] : [];
+      }
+      return [];
+    case 'fs':
+      if (FS_READ.has(name)) return first ? [{ kind: 'file-read', node: first }] : [];
+      if (FS_WRITE_FIRST.has(name)) return first ? [{ kind: 'file-write', node: first }] : [];
+      if (FS_WRITE_TWO.has(name)) return args.slice(0, 2).map((node) => ({ kind: 'file-write' as const, node }));
+      return [];
+    case 'fetch':
+    case 'undici':
+      if (name === 'default' || name === 'fetch' || name === 'request' || name === 'stream') {
+        return first ? withTarget([{ kind: 'network', node: first, isUrl: true }, ...networkOptions(args[1], FETCH_BODY)], first, index) : [];
+      }
+      return [];
+    case 'axios':
+      if (name === 'default' || name === 'request') {
+        const config = unwrap(first);
+        if (config?.type === 'ObjectExpression') {
+          const url = objectProperty(config, 'url') ?? objectProperty(config, 'baseURL');
+          const sinks: SinkArgument[] = url ? [{ kind: 'network', node: url, isUrl: true }] : [];
+          return withTarget([...sinks, ...networkOptions(config, AXIOS_CONFIG_BODY)], url, index);
+        }
+        return first ? withTarget([{ kind: 'network', node: first, isUrl: true }, ...networkOptions(args[1], AXIOS_CONFIG_BODY)], first, index) : [];
+      }
+      if (AXIOS_BODY.has(name) || AXIOS_URL_ONLY.has(name)) {
+        const sinks: SinkArgument[] = first ? [{ kind: 'network', node: first, isUrl: true }] : [];
+        if (AXIOS_BODY.has(name) && args[1]) sinks.push({ kind: 'network-send', node: args[1] });
+        return withTarget(sinks, first, index);
+      }
+      return [];
+    case 'got':
+      if (name === 'default' || AXIOS_BODY.has(name) || AXIOS_URL_ONLY.has(name)) {
+        return first ? withTarget([{ kind: 'network', node: first, isUrl: true }, ...networkOptions(args[1], GOT_BODY)], first, index) : [];
+      }
+      return [];
+    case 'http':
+      if (name === 'request' || name === 'get') {
+        const options = unwrap(first);
+        if (options?.type === 'ObjectExpression') {
+          const host = objectProperty(options, 'hostname') ?? objectProperty(options, 'host');
+          return host ? withTarget([{ kind: 'network', node: host, isUrl: true }], host, index) : [];
+        }
+        return first ? withTarget([{ kind: 'network', node: first, isUrl: true }], first, index) : [];
+      }
+      return [];
+    default:
+      break;
+  }
+  if (module === undefined || module.startsWith('global:')) {
+    // Globals and methods on values whose origin is unknown.
+    if (!callee.receiver) {
+      if (name === 'eval' || name === 'Function') return args.map((node) => ({ kind: 'code' as const, node }));
+      if ((name === 'setTimeout' || name === 'setInterval') && first) {
+        const value = unwrap(first);
+        const isCallback = value?.type === 'ArrowFunctionExpression' || value?.type === 'FunctionExpression';
+        return isCallback ? [] : [{ kind: 'code', node: first }];
+      }
+      if (name === 'require' && first && unwrap(first)?.type !== 'Literal') return [{ kind: 'code', node: first }];
+      if (name === 'fetch' && !isNew) {
+        return first ? withTarget([{ kind: 'network', node: first, isUrl: true }, ...networkOptions(args[1], FETCH_BODY)], first, index) : [];
+      }
+      return [];
+    }
+    if (name === 'sendMail') return emailSinks(first, index);
+    const receiverName = callee.display.slice(0, Math.max(0, callee.display.lastIndexOf('.')));
+    if (first && (SQL_METHODS.has(name) || (SQL_HANDLE_METHODS.has(name) && DB_HANDLE.test(receiverName)))) {
+      // `req.query` is not a call, `URLSearchParams#get` takes a key: keep SQL to calls whose first argument is a string.
+      return [{ kind: 'sql', node: first }];
+    }
+  }
+  return [];
+}

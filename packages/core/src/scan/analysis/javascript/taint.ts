@@ -1,0 +1,1174 @@
+// The JS/TS taint pass: abstract interpretation of function bodies in source order, tracking which values derive from
+// tool inputs (or other origins) through variables, expressions and calls, and recording a TaintFlow whenever such a
+// value reaches a sink argument. Helper functions are summarised once (which parameters reach which sinks and the
+// return value) and the summary is reused at every call site.
+import type { FlowStep, ScanMode, SinkKind, SourceLocation, TaintFlow, ToolDefinition } from '../../model.js';
+import type { ToolHandler } from '../../extract/mcp-sdk.js';
+import type { AstNode } from './ast.js';
+import { isFunction, lineOf, locationOf, memberName, propertyName, snippetOf, unwrap, walk } from './ast.js';
+import type { Callee } from './callee.js';
+import { resolveCallee } from './callee.js';
+import type { FileIndex } from './file-index.js';
+import { staticString, staticValue } from './file-index.js';
+import type { SinkArgument } from './sinks.js';
+import { sinkArguments, staticPrefix } from './sinks.js';
+
+type Origin =
+  | { kind: 'tool-input'; tool?: string; param?: string }
+  | { kind: 'request' | 'request-params' | 'tool-name' }
+  | { kind: 'param'; index: number; path?: string }
+  | { kind: 'env' | 'sensitive-file' | 'decoded-constant' | 'sensitive-path'; detail: string };
+
+interface Label {
+  origin: Origin;
+  embedded: boolean;
+  sanitizers: readonly string[];
+  steps: readonly FlowStep[];
+  crossFile: boolean;
+  /** The value went through fs.realpath (containment checks on it are symlink-safe). */
+  realpath: boolean;
+  /** The value was placed after a constant `scheme://host/` prefix. */
+  hostFixed: boolean;
+}
+
+type Taint = readonly Label[];
+const CLEAN: Taint = [];
+const MAX_LABELS = 12;
+const MAX_STEPS = 10;
+const FUNCTION_BUDGET = 25_000;
+
+interface SinkSite {
+  kind: SinkKind;
+  callee: string;
+  location: SourceLocation;
+  snippet: string;
+  shell?: boolean;
+  target?: string;
+  isUrl: boolean;
+  sanitizers: readonly string[];
+}
+
+interface Summary {
+  sinks: Array<{ param: number; path?: string; site: SinkSite; label: Label }>;
+  returns: Label[];
+}
+
+export interface FileContext {
+  index: FileIndex;
+  handlers: Map<AstNode, ToolHandler>;
+  dispatchers: Set<AstNode>;
+  moduleScope: Scope;
+}
+
+export class Scope {
+  readonly vars = new Map<string, Taint>();
+  readonly functions = new Map<string, AstNode>();
+  constructor(readonly parent?: Scope) {}
+
+  private self(): Scope {
+    return this;
+  }
+
+  lookup(name: string): Taint {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const taint = scope.vars.get(name);
+      if (taint) return taint;
+    }
+    return CLEAN;
+  }
+
+  declare(name: string, taint: Taint): void {
+    this.vars.set(name, union(this.vars.get(name) ?? CLEAN, taint));
+  }
+
+  /** Assignment is a weak update: a variable keeps what it may have held on any path. */
+  assign(name: string, taint: Taint): void {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      if (scope.vars.has(name)) {
+        scope.vars.set(name, union(scope.vars.get(name) ?? CLEAN, taint));
+        return;
+      }
+    }
+    this.vars.set(name, taint);
+  }
+
+  findFunction(name: string): AstNode | undefined {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const fn = scope.functions.get(name);
+      if (fn) return fn;
+    }
+    return undefined;
+  }
+}
+
+interface Ctx {
+  file: FileContext;
+  scope: Scope;
+  guards: Map<string, string[]>;
+  returns: Label[];
+  currentTool?: string;
+  summary?: Summary;
+  allowCross: boolean;
+  budget: { left: number };
+}
+
+export function newScope(): Scope {
+  return new Scope();
+}
+
+// ─── Label helpers ──────────────────────────────────────────────────────────────────────────────
+
+function union(a: Taint, b: Taint): Taint {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  const out = a.slice();
+  for (const label of b) {
+    if (out.length >= MAX_LABELS) break;
+    if (!out.includes(label)) out.push(label);
+  }
+  return out;
+}
+
+function mapTaint(taint: Taint, change: (label: Label) => Label | undefined): Taint {
+  if (taint.length === 0) return taint;
+  const out: Label[] = [];
+  for (const label of taint) {
+    const next = change(label);
+    if (next) out.push(next);
+  }
+  return out;
+}
+
+function addStep(taint: Taint, step: FlowStep): Taint {
+  return mapTaint(taint, (label) => (label.steps.length >= MAX_STEPS ? label : { ...label, steps: [...label.steps, step] }));
+}
+
+function embed(taint: Taint): Taint {
+  return mapTaint(taint, (label) => (label.embedded ? label : { ...label, embedded: true }));
+}
+
+function sanitize(taint: Taint, sanitizer: string): Taint {
+  return mapTaint(taint, (label) => (label.sanitizers.includes(sanitizer) ? label : { ...label, sanitizers: [...label.sanitizers, sanitizer] }));
+}
+
+function newLabel(origin: Origin, steps: FlowStep[] = []): Label {
+  return { origin, embedded: false, sanitizers: [], steps, crossFile: false, realpath: false, hostFixed: false };
+}
+
+function originKey(origin: Origin): string {
+  switch (origin.kind) {
+    case 'tool-input':
+      return `t:${origin.tool ?? ''}:${origin.param ?? ''}`;
+    case 'param':
+      return `p:${origin.index}:${origin.path ?? ''}`;
+    case 'env':
+    case 'sensitive-file':
+    case 'decoded-constant':
+    case 'sensitive-path':
+      return `${origin.kind}:${origin.detail}`;
+    default:
+      return origin.kind;
+  }
+}
+
+/** Property access on a tainted value: `args.path` narrows the tool input to one parameter. */
+function member(taint: Taint, key: string | undefined): Taint {
+  if (taint.length === 0) return taint;
+  if (key === 'length') return CLEAN;
+  return mapTaint(taint, (label) => {
+    const origin = label.origin;
+    switch (origin.kind) {
+      case 'tool-input':
+        return origin.param === undefined && key !== undefined ? { ...label, origin: { ...origin, param: key } } : label;
+      case 'request':
+        return key === 'params' ? { ...label, origin: { kind: 'request-params' } } : undefined;
+      case 'request-params':
+        if (key === 'arguments') return { ...label, origin: { kind: 'tool-input' } };
+        if (key === 'name') return { ...label, origin: { kind: 'tool-name' } };
+        return undefined;
+      case 'tool-name':
+        return undefined;
+      case 'env':
+        // `process.env.X` / `const { X } = process.env`: one named variable, not the environment.
+        return undefined;
+      case 'param':
+        return origin.path === undefined && key !== undefined ? { ...label, origin: { ...origin, path: key } } : label;
+      default:
+        return label;
+    }
+  });
+}
+
+/** Mixes a value into a larger string: the result holds the value embedded, and a constant `https://host/` before it fixes the host. */
+function hasFixedHost(prefix: string | undefined): boolean {
+  return prefix !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+[/?#]/i.test(prefix);
+}
+
+const SENSITIVE_PATH =
+  /(^|[/\\])\.ssh([/\\]|$)|id_(rsa|dsa|ecdsa|ed25519)|\.aws[/\\]|\.aws$|\.config[/\\]gcloud|(^|[/\\])\.env(\.[a-z]+)?$|\.npmrc|\.pypirc|\.git-credentials|\.netrc|\.docker[/\\]config\.json|\.kube[/\\]config|Keychains|\.keychain|Login Data|Cookies$|Local State|[/\\]Google[/\\]Chrome|[/\\]\.mozilla|Firefox[/\\]Profiles|BraveSoftware|\.bash_history|\.zsh_history|\.pgpass|wallet\.dat|\.gnupg|solana[/\\]id\.json/i;
+
+const DECODE_ENCODINGS = new Set(['base64', 'base64url', 'hex']);
+
+const ARRAY_CALLBACKS = new Set(['map', 'forEach', 'filter', 'flatMap', 'some', 'every', 'find', 'findIndex', 'findLast', 'then', 'sort']);
+const RESULT_FROM_CALLBACK = new Set(['map', 'flatMap', 'then']);
+const NON_PROPAGATING_METHODS = new Set([
+  'includes', 'has', 'startsWith', 'endsWith', 'test', 'indexOf', 'lastIndexOf', 'some', 'every', 'findIndex', 'localeCompare',
+  'hasOwnProperty', 'isFile', 'isDirectory', 'push', 'set', 'add', 'delete', 'write', 'end', 'emit', 'log', 'info', 'warn',
+  'error', 'debug', 'send', 'json', 'status',
+]);
+const VALUE_FUNCTIONS = new Set(['String', 'encodeURIComponent', 'encodeURI', 'decodeURIComponent', 'decodeURI', 'structuredClone', 'escape', 'unescape']);
+const GLOBAL_PROPAGATORS: Record<string, Set<string>> = {
+  'global:JSON': new Set(['stringify', 'parse']),
+  'global:Object': new Set(['entries', 'values', 'keys', 'assign', 'fromEntries', 'freeze']),
+  'global:Array': new Set(['from', 'of']),
+  'global:Buffer': new Set(['from', 'concat']),
+  'global:path': new Set(['join', 'resolve', 'normalize']),
+};
+const NUMERIC = new Set(['Number', 'parseInt', 'parseFloat', 'BigInt']);
+const PATH_JOINERS = new Set(['join', 'resolve', 'posix.join', 'posix.resolve', 'win32.join', 'win32.resolve']);
+
+export interface TaintOptions {
+  mode: ScanMode;
+  files: Map<string, FileContext>;
+  tools: readonly ToolDefinition[];
+}
+
+export class TaintEngine {
+  private readonly flows = new Map<string, TaintFlow>();
+  private readonly summaries = new Map<AstNode, Summary>();
+  private readonly summariesNoCross = new Map<AstNode, Summary>();
+  private readonly inProgress = new Set<AstNode>();
+  private readonly containmentCache = new Map<AstNode, boolean>();
+  private readonly toolParams = new Map<string, ToolDefinition>();
+
+  constructor(private readonly options: TaintOptions) {
+    for (const tool of options.tools) if (tool.kind === 'tool' && !this.toolParams.has(tool.name)) this.toolParams.set(tool.name, tool);
+  }
+
+  run(): TaintFlow[] {
+    for (const file of this.options.files.values()) {
+      const ctx: Ctx = {
+        file,
+        scope: file.moduleScope,
+        guards: new Map(),
+        returns: [],
+        allowCross: true,
+        budget: { left: FUNCTION_BUDGET * 4 },
+      };
+      this.hoist(file.index.parsed.program.body, ctx.scope);
+      this.statements(file.index.parsed.program.body, ctx);
+    }
+    return [...this.flows.values()];
+  }
+
+  // ─── Functions ────────────────────────────────────────────────────────────────────────────────
+
+  /** Analyses a function body; `params` binds parameter taint positionally. Returns what the function may return. */
+  private analyzeFunction(fn: AstNode, file: FileContext, parent: Scope, params: Taint[], inherit: Partial<Ctx> = {}): Taint {
+    const scope = new Scope(parent);
+    const ctx: Ctx = {
+      file,
+      scope,
+      guards: new Map(inherit.guards ?? []),
+      returns: [],
+      allowCross: inherit.allowCross ?? true,
+      budget: inherit.budget ?? { left: FUNCTION_BUDGET },
+      ...(inherit.currentTool !== undefined && { currentTool: inherit.currentTool }),
+      ...(inherit.summary && { summary: inherit.summary }),
+    };
+    const handler = file.handlers.get(fn);
+    const paramNodes: AstNode[] = fn.params ?? [];
+    paramNodes.forEach((param, position) => {
+      let taint = params[position] ?? CLEAN;
+      if (handler && position === handler.argsParam) taint = union(taint, [newLabel({ kind: 'tool-input', tool: handler.tool.name })]);
+      if (file.dispatchers.has(fn) && position === 0) taint = union(taint, [newLabel({ kind: 'request' })]);
+      this.bind(param, taint, ctx, false);
+    });
+    if (fn.body?.type === 'BlockStatement') {
+      this.hoist(fn.body.body, scope);
+      this.statements(fn.body.body, ctx);
+    } else if (fn.body) {
+      ctx.returns.push(...this.applyGuards(this.expr(fn.body, ctx), ctx));
+    }
+    return ctx.returns;
+  }
+
+  /** Function declarations are visible before their statement: register them so calls resolve to them. */
+  private hoist(statements: AstNode[], scope: Scope): void {
+    for (const statement of statements) {
+      const declaration = statement.type === 'ExportNamedDeclaration' || statement.type === 'ExportDefaultDeclaration' ? statement.declaration : statement;
+      if (declaration?.type === 'FunctionDeclaration' && declaration.id) scope.functions.set(declaration.id.name, declaration);
+      if (declaration?.type === 'VariableDeclaration') {
+        for (const declarator of declaration.declarations) {
+          const init = unwrap(declarator.init);
+          if (declarator.id.type === 'Identifier' && isFunction(init)) scope.functions.set(declarator.id.name, init as AstNode);
+        }
+      }
+    }
+  }
+
+  private summaryOf(fn: AstNode, file: FileContext, allowCross: boolean): Summary {
+    const cache = allowCross ? this.summaries : this.summariesNoCross;
+    const cached = cache.get(fn);
+    if (cached) return cached;
+    const summary: Summary = { sinks: [], returns: [] };
+    if (this.inProgress.has(fn)) return summary;
+    this.inProgress.add(fn);
+    const params: Taint[] = (fn.params ?? []).map((_: AstNode, index: number) => [newLabel({ kind: 'param', index })]);
+    summary.returns = [...this.analyzeFunction(fn, file, file.moduleScope, params, { summary, allowCross })];
+    this.inProgress.delete(fn);
+    cache.set(fn, summary);
+    return summary;
+  }
+
+  /** The function a call goes to, when it is in this package: local, same file, a class method, or a relative import. */
+  private resolveTarget(calleeNode: AstNode, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
+    const callee = unwrap(calleeNode);
+    const index = ctx.file.index;
+    if (callee?.type === 'Identifier') {
+      const local = ctx.scope.findFunction(callee.name) ?? index.functions.get(callee.name);
+      if (local) return { fn: local, file: ctx.file };
+      const binding = index.imports.get(callee.name);
+      if (binding && binding.imported !== '*') return this.importedFunction(binding.source, binding.imported, ctx);
+      return undefined;
+    }
+    if (callee?.type === 'MemberExpression') {
+      const object = unwrap(callee.object);
+      const name = memberName(callee);
+      if (!name) return undefined;
+      if (object?.type === 'ThisExpression') {
+        const method = index.methods.get(name);
+        return method ? { fn: method, file: ctx.file } : undefined;
+      }
+      if (object?.type === 'Identifier') {
+        const binding = index.imports.get(object.name);
+        // `import * as utils from './utils.js'` and tsc's `utils_js_1.helper`
+        if (binding && (binding.imported === '*' || binding.imported === 'default')) return this.importedFunction(binding.source, name, ctx);
+      }
+    }
+    return undefined;
+  }
+
+  private importedFunction(source: string, name: string, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
+    if (!source.startsWith('.') || !ctx.allowCross) return undefined;
+    const target = this.resolveImport(ctx.file.index.parsed.file.path, source);
+    const fn = target?.index.exports.get(name) ?? target?.index.functions.get(name);
+    return target && fn ? { fn, file: target } : undefined;
+  }
+
+  private resolveImport(fromPath: string, source: string): FileContext | undefined {
+    const directory = fromPath.includes('/') ? fromPath.slice(0, fromPath.lastIndexOf('/')) : '';
+    const parts = (directory ? `${directory}/${source}` : source).split('/');
+    const normalised: string[] = [];
+    for (const part of parts) {
+      if (part === '.' || part === '') continue;
+      if (part === '..') normalised.pop();
+      else normalised.push(part);
+    }
+    const base = normalised.join('/');
+    const stem = base.replace(/\.(m|c)?(j|t)sx?$/, '');
+    const candidates = [base, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, `${stem}.cts`, `${stem}.js`, `${stem}.mjs`, `${stem}.cjs`, `${base}/index.ts`, `${base}/index.js`];
+    for (const candidate of candidates) {
+      const file = this.options.files.get(candidate);
+      if (file) return file;
+    }
+    return undefined;
+  }
+
+  private applySummary(summary: Summary, args: Taint[], call: AstNode, ctx: Ctx, target: FileContext, display: string): Taint {
+    const crossFile = target !== ctx.file;
+    const step: FlowStep = { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, call.start), note: `passed to ${display}()` };
+    const combine = (outer: Label, inner: Label): Label => ({
+      origin: outer.origin,
+      embedded: outer.embedded || inner.embedded,
+      sanitizers: inner.sanitizers.length ? [...new Set([...outer.sanitizers, ...inner.sanitizers])] : outer.sanitizers,
+      steps: [...outer.steps, step, ...inner.steps].slice(0, MAX_STEPS),
+      crossFile: outer.crossFile || inner.crossFile || crossFile,
+      realpath: outer.realpath || inner.realpath,
+      hostFixed: outer.hostFixed || inner.hostFixed,
+    });
+    const argument = (param: number, path: string | undefined): Taint => {
+      const taint = args[param] ?? CLEAN;
+      return path === undefined ? taint : member(taint, path);
+    };
+    for (const entry of summary.sinks) {
+      for (const outer of argument(entry.param, entry.path)) this.record(entry.site, combine(outer, entry.label), ctx);
+    }
+    let result: Taint = CLEAN;
+    for (const inner of summary.returns) {
+      if (inner.origin.kind === 'param') {
+        const origin = inner.origin;
+        result = union(result, argument(origin.index, origin.path).map((outer) => combine(outer, inner)));
+      } else {
+        result = union(result, [crossFile && !inner.crossFile ? { ...inner, crossFile: true } : inner]);
+      }
+    }
+    return result;
+  }
+
+  // ─── Flows ────────────────────────────────────────────────────────────────────────────────────
+
+  private applyGuards(taint: Taint, ctx: Ctx): Taint {
+    if (ctx.guards.size === 0 || taint.length === 0) return taint;
+    return mapTaint(taint, (label) => {
+      const guards = ctx.guards.get(originKey(label.origin));
+      if (!guards) return label;
+      const sanitizers = [...new Set([...label.sanitizers, ...guards])];
+      return sanitizers.length === label.sanitizers.length ? label : { ...label, sanitizers };
+    });
+  }
+
+  private record(site: SinkSite, raw: Label, ctx: Ctx): void {
+    const [label] = this.applyGuards([raw], ctx);
+    if (!label) return;
+    const origin = label.origin;
+    if (origin.kind === 'param') {
+      ctx.summary?.sinks.push({ param: origin.index, ...(origin.path !== undefined && { path: origin.path }), site, label });
+      return;
+    }
+    let kind = site.kind;
+    let flowOrigin: TaintFlow['origin'];
+    const sanitizers = new Set([...site.sanitizers, ...label.sanitizers]);
+    if (origin.kind === 'tool-input') {
+      const tool = origin.tool ?? ctx.currentTool;
+      flowOrigin = { kind: 'tool-input', ...(tool !== undefined && { tool }), ...(origin.param !== undefined && { param: origin.param }) };
+      const parameter = tool !== undefined ? this.toolParams.get(tool)?.parameters.find((p) => p.name === origin.param) : undefined;
+      if (parameter?.enum?.length) sanitizers.add('schema-enum');
+      if (parameter?.pattern !== undefined && isRestrictivePattern(parameter.pattern)) sanitizers.add('schema-pattern');
+    } else if (origin.kind === 'env' || origin.kind === 'sensitive-file' || origin.kind === 'decoded-constant') {
+      if (kind === 'file-read' || kind === 'file-write' || kind === 'sql') return;
+      // Secrets embedded in a URL are a payload leaving the machine, not a choice of destination.
+      if (kind === 'network' && origin.kind !== 'decoded-constant') kind = 'network-send';
+      flowOrigin = { kind: origin.kind, detail: origin.detail.length > 200 ? origin.detail.slice(0, 200) : origin.detail };
+    } else return;
+    if (site.isUrl && label.hostFixed) sanitizers.add('fixed-host');
+    const flow: TaintFlow = {
+      sink: {
+        kind,
+        callee: site.callee,
+        location: site.location,
+        snippet: site.snippet,
+        ...(site.shell !== undefined && { shell: site.shell }),
+        ...(site.target !== undefined && { target: site.target }),
+      },
+      origin: flowOrigin,
+      composition: label.embedded ? 'embedded' : 'whole',
+      steps: [...label.steps],
+      sanitizers: [...sanitizers].sort(),
+      crossFile: label.crossFile,
+    };
+    const key = [
+      site.location.file, site.location.line, site.location.column, kind, flowOrigin.kind, flowOrigin.tool, flowOrigin.param,
+      flowOrigin.detail, flow.composition, flow.sanitizers.join(','),
+    ].join('|');
+    if (!this.flows.has(key)) this.flows.set(key, flow);
+  }
+
+  private sinkSite(sink: SinkArgument, callee: Callee, call: AstNode, ctx: Ctx): SinkSite {
+    const parsed = ctx.file.index.parsed;
+    return {
+      kind: sink.kind,
+      callee: callee.display,
+      location: locationOf(parsed, call),
+      snippet: snippetOf(parsed, call),
+      isUrl: sink.isUrl === true,
+      sanitizers: sink.sanitizers ?? [],
+      ...(sink.shell !== undefined && { shell: sink.shell }),
+      ...(sink.target !== undefined && { target: sink.target }),
+    };
+  }
+
+  // ─── Statements ───────────────────────────────────────────────────────────────────────────────
+
+  private statements(statements: AstNode[], ctx: Ctx): void {
+    for (const statement of statements) {
+      if (ctx.budget.left <= 0) return;
+      this.statement(statement, ctx);
+    }
+  }
+
+  private statement(node: AstNode, ctx: Ctx): void {
+    ctx.budget.left--;
+    switch (node.type) {
+      case 'ExpressionStatement': {
+        this.expr(node.expression, ctx);
+        const expression = unwrap(node.expression);
+        const call = unwrap(expression?.type === 'AwaitExpression' ? expression.argument : expression);
+        if (call?.type === 'CallExpression' && this.isAssertion(call, ctx)) this.detectGuards(call, ctx);
+        return;
+      }
+      case 'VariableDeclaration':
+        for (const declarator of node.declarations) {
+          const init = unwrap(declarator.init);
+          if (!init) continue;
+          if (isFunction(init) && declarator.id.type === 'Identifier') {
+            ctx.scope.functions.set(declarator.id.name, init);
+          }
+          this.bind(declarator.id, this.expr(declarator.init, ctx), ctx, true);
+        }
+        return;
+      case 'FunctionDeclaration':
+        if (node.id) ctx.scope.functions.set(node.id.name, node);
+        this.analyzeFunction(node, ctx.file, ctx.scope, [], { allowCross: ctx.allowCross });
+        return;
+      case 'ClassDeclaration':
+      case 'ClassExpression':
+        this.classBody(node, ctx);
+        return;
+      case 'ReturnStatement':
+        if (node.argument) ctx.returns.push(...this.applyGuards(this.expr(node.argument, ctx), ctx));
+        return;
+      case 'IfStatement': {
+        const tool = this.toolCase(node.test, ctx);
+        this.expr(node.test, ctx);
+        this.detectGuards(node.test, ctx);
+        if (tool !== undefined) {
+          const previous = ctx.currentTool;
+          ctx.currentTool = tool;
+          this.statement(node.consequent, ctx);
+          ctx.currentTool = previous;
+        } else this.statement(node.consequent, ctx);
+        if (node.alternate) this.statement(node.alternate, ctx);
+        return;
+      }
+      case 'SwitchStatement': {
+        const discriminant = this.expr(node.discriminant, ctx);
+        const dispatch = discriminant.some((label) => label.origin.kind === 'tool-name');
+        for (const switchCase of node.cases) {
+          const previous = ctx.currentTool;
+          if (dispatch && switchCase.test) {
+            const name = staticString(switchCase.test, ctx.file.index);
+            if (name !== undefined) ctx.currentTool = name;
+          }
+          this.statements(switchCase.consequent, ctx);
+          ctx.currentTool = previous;
+        }
+        return;
+      }
+      case 'BlockStatement':
+        this.hoist(node.body, ctx.scope);
+        this.statements(node.body, ctx);
+        return;
+      case 'ForOfStatement':
+      case 'ForInStatement': {
+        const right = this.expr(node.right, ctx);
+        const left = node.left.type === 'VariableDeclaration' ? node.left.declarations[0]?.id : node.left;
+        if (left) this.bind(left, node.type === 'ForInStatement' ? CLEAN : right, ctx, true);
+        this.statement(node.body, ctx);
+        return;
+      }
+      case 'ForStatement':
+        if (node.init?.type === 'VariableDeclaration') this.statement(node.init, ctx);
+        else if (node.init) this.expr(node.init, ctx);
+        if (node.test) this.expr(node.test, ctx);
+        if (node.update) this.expr(node.update, ctx);
+        this.statement(node.body, ctx);
+        return;
+      case 'WhileStatement':
+      case 'DoWhileStatement':
+        this.expr(node.test, ctx);
+        this.statement(node.body, ctx);
+        return;
+      case 'TryStatement':
+        this.statement(node.block, ctx);
+        if (node.handler) {
+          if (node.handler.param) this.bind(node.handler.param, CLEAN, ctx, true);
+          this.statement(node.handler.body, ctx);
+        }
+        if (node.finalizer) this.statement(node.finalizer, ctx);
+        return;
+      case 'ThrowStatement':
+        this.expr(node.argument, ctx);
+        return;
+      case 'LabeledStatement':
+        this.statement(node.body, ctx);
+        return;
+      case 'ExportNamedDeclaration':
+        if (node.declaration) this.statement(node.declaration, ctx);
+        return;
+      case 'ExportDefaultDeclaration':
+        if (node.declaration.type === 'FunctionDeclaration' || node.declaration.type === 'ClassDeclaration') this.statement(node.declaration, ctx);
+        else this.expr(node.declaration, ctx);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private classBody(node: AstNode, ctx: Ctx): void {
+    for (const element of node.body.body) {
+      if (element.type === 'MethodDefinition' && element.value) {
+        this.analyzeFunction(element.value, ctx.file, ctx.scope, [], { allowCross: ctx.allowCross });
+      } else if (element.type === 'PropertyDefinition' && element.value) {
+        this.expr(element.value, ctx);
+      } else if (element.type === 'StaticBlock') {
+        this.statements(element.body, ctx);
+      }
+    }
+  }
+
+  /** `if (name === 'run_command')` inside a CallTool dispatcher attributes the branch to that tool. */
+  private toolCase(test: AstNode, ctx: Ctx): string | undefined {
+    const node = unwrap(test);
+    if (node?.type !== 'BinaryExpression' || (node.operator !== '===' && node.operator !== '==')) return undefined;
+    for (const [side, other] of [[node.left, node.right], [node.right, node.left]] as const) {
+      const name = staticString(other, ctx.file.index);
+      if (name === undefined) continue;
+      const taint = this.peek(side, ctx);
+      if (taint.some((label) => label.origin.kind === 'tool-name')) return name;
+    }
+    return undefined;
+  }
+
+  /** Evaluates an expression without recording sinks (for tests of conditions already evaluated). */
+  private peek(node: AstNode, ctx: Ctx): Taint {
+    const current = unwrap(node);
+    if (current?.type === 'Identifier') return ctx.scope.lookup(current.name);
+    if (current?.type === 'MemberExpression') return member(this.peek(current.object, ctx), memberName(current));
+    return CLEAN;
+  }
+
+  /**
+   * Recognises guards in an `if` condition and remembers them for the origins they check: later sinks in the same
+   * function see the sanitizer. Dominance is approximated by source order, which is what the brief asks for.
+   */
+  private detectGuards(test: AstNode, ctx: Ctx): void {
+    const guard = (taint: Taint, sanitizer: string): void => {
+      for (const label of taint) {
+        const key = originKey(label.origin);
+        const list = ctx.guards.get(key) ?? [];
+        if (!list.includes(sanitizer)) list.push(sanitizer);
+        ctx.guards.set(key, list);
+      }
+    };
+    walk(test, (node) => {
+      if (isFunction(node)) {
+        // `allowed.some((d) => host.endsWith(d))`
+        return true;
+      }
+      if (node.type === 'BinaryExpression' && /^[!=]==?$/.test(node.operator)) {
+        for (const [side, other] of [[node.left, node.right], [node.right, node.left]] as const) {
+          if (staticString(other, ctx.file.index) !== undefined && isHostish(side, ctx)) guard(this.peek(side, ctx), 'url-allowlist');
+        }
+        return true;
+      }
+      if (node.type !== 'CallExpression') return true;
+      const callee = unwrap(node.callee);
+      const args: AstNode[] = node.arguments;
+      if (callee?.type === 'MemberExpression') {
+        const method = memberName(callee);
+        const receiver = this.peek(callee.object, ctx);
+        if (method === 'startsWith' && receiver.length) {
+          const prefix = staticString(args[0], ctx.file.index);
+          if (prefix === undefined || prefix === '..' || prefix.startsWith('../') || prefix.startsWith('..')) {
+            guard(receiver, receiver.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment');
+          }
+          return true;
+        }
+        if (method && ['includes', 'has', 'test', 'some', 'indexOf', 'find'].includes(method) && !receiver.length) {
+          for (const arg of args) {
+            const argTaint = isFunction(unwrap(arg)) ? this.callbackSubjects(unwrap(arg) as AstNode, ctx) : this.peek(arg, ctx);
+            if (!argTaint.length) continue;
+            guard(argTaint, isHostish(arg, ctx) ? 'url-allowlist' : 'allowlist');
+          }
+          return true;
+        }
+      }
+      const resolved = resolveCallee(node.callee, ctx.file.index);
+      if (resolved.module === 'validator' && /^is[A-Z]/.test(resolved.name)) {
+        for (const arg of args) guard(this.peek(arg, ctx), 'validator');
+        return true;
+      }
+      const target = this.resolveTarget(node.callee, ctx);
+      if (target && this.checksContainment(target.fn)) {
+        for (const arg of args) {
+          const argTaint = this.peek(arg, ctx);
+          guard(argTaint, argTaint.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment');
+        }
+      }
+      return true;
+    });
+  }
+
+  /** `assert(p.startsWith(root))` or `assertInside(p)` (a helper that checks containment and throws) guard what follows. */
+  private isAssertion(call: AstNode, ctx: Ctx): boolean {
+    const callee = unwrap(call.callee);
+    const name = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+    if (name && /^(assert|invariant|ok$|strictEqual$)/.test(name)) return true;
+    const target = this.resolveTarget(call.callee, ctx);
+    return target !== undefined && this.checksContainment(target.fn);
+  }
+
+  /** Tainted values a guard callback compares against (`list.some((d) => url.hostname.endsWith(d))`). */
+  private callbackSubjects(fn: AstNode, ctx: Ctx): Taint {
+    let taint: Taint = CLEAN;
+    walk(fn.body, (node) => {
+      if (node.type === 'Identifier' || node.type === 'MemberExpression') {
+        const found = this.peek(node, ctx);
+        if (found.length) taint = union(taint, found);
+        return false;
+      }
+      return true;
+    });
+    return taint;
+  }
+
+  /** Whether a helper's body compares paths for containment (`startsWith(root)`, `path.relative(…)`). */
+  private checksContainment(fn: AstNode): boolean {
+    const cached = this.containmentCache.get(fn);
+    if (cached !== undefined) return cached;
+    let found = false;
+    walk(fn, (node) => {
+      if (found) return false;
+      if (node.type === 'CallExpression') {
+        const callee = unwrap(node.callee);
+        const name = callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+        if (name === 'startsWith' && unwrap(node.arguments[0])?.type !== 'Literal') found = true;
+        if (name === 'relative' && callee?.object?.type === 'Identifier' && /path/i.test(callee.object.name)) found = true;
+      }
+      return true;
+    });
+    this.containmentCache.set(fn, found);
+    return found;
+  }
+
+  // ─── Bindings ─────────────────────────────────────────────────────────────────────────────────
+
+  private bind(pattern: AstNode, taint: Taint, ctx: Ctx, note: boolean): void {
+    switch (pattern.type) {
+      case 'Identifier': {
+        const stepped = note && taint.length
+          ? addStep(taint, { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, pattern.start), note: `assigned to ${pattern.name}` })
+          : taint;
+        ctx.scope.declare(pattern.name, stepped);
+        return;
+      }
+      case 'ObjectPattern':
+        for (const property of pattern.properties) {
+          if (property.type === 'RestElement') this.bind(property.argument, taint, ctx, note);
+          else this.bind(property.value, member(taint, propertyName(property.key, property.computed)), ctx, note);
+        }
+        return;
+      case 'ArrayPattern':
+        for (const element of pattern.elements) if (element) this.bind(element.type === 'RestElement' ? element.argument : element, taint, ctx, note);
+        return;
+      case 'AssignmentPattern':
+        this.bind(pattern.left, union(taint, this.expr(pattern.right, ctx)), ctx, note);
+        return;
+      case 'RestElement':
+        this.bind(pattern.argument, taint, ctx, note);
+        return;
+      case 'TSParameterProperty':
+        this.bind(pattern.parameter, taint, ctx, note);
+        return;
+      case 'MemberExpression': {
+        // `options.body = data` taints the object it is stored in.
+        const base = rootIdentifier(pattern);
+        if (base && taint.length) ctx.scope.assign(base, taint);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  // ─── Expressions ──────────────────────────────────────────────────────────────────────────────
+
+  private expr(node: AstNode | null | undefined, ctx: Ctx): Taint {
+    if (!node || ctx.budget.left <= 0) return CLEAN;
+    ctx.budget.left--;
+    switch (node.type) {
+      case 'Identifier':
+        return ctx.scope.lookup(node.name);
+      case 'Literal':
+        if (typeof node.value === 'string' && node.value.length < 300 && SENSITIVE_PATH.test(node.value)) {
+          return [newLabel({ kind: 'sensitive-path', detail: node.value })];
+        }
+        return CLEAN;
+      case 'TemplateLiteral': {
+        let taint: Taint = CLEAN;
+        for (const expression of node.expressions) taint = union(taint, this.expr(expression, ctx));
+        const text = node.quasis.map((quasi: AstNode) => quasi.value.cooked ?? '').join('*');
+        if (node.expressions.length && text.length < 300 && SENSITIVE_PATH.test(text)) {
+          taint = union(taint, [newLabel({ kind: 'sensitive-path', detail: text.replace(/^\*/, '~') })]);
+        }
+        if (!taint.length) return taint;
+        const hasText = node.quasis.some((quasi: AstNode) => quasi.value.cooked) || node.expressions.length > 1;
+        return this.mixed(taint, node, hasText, ctx);
+      }
+      case 'BinaryExpression': {
+        const left = this.expr(node.left, ctx);
+        const right = this.expr(node.right, ctx);
+        if (node.operator !== '+') return CLEAN;
+        return this.mixed(union(left, right), node, true, ctx);
+      }
+      case 'LogicalExpression':
+        return union(this.expr(node.left, ctx), this.expr(node.right, ctx));
+      case 'ConditionalExpression':
+        this.expr(node.test, ctx);
+        return union(this.expr(node.consequent, ctx), this.expr(node.alternate, ctx));
+      case 'AwaitExpression':
+      case 'SpreadElement':
+      case 'TSAsExpression':
+      case 'TSSatisfiesExpression':
+      case 'TSNonNullExpression':
+      case 'TSTypeAssertion':
+      case 'ParenthesizedExpression':
+      case 'ChainExpression':
+        return this.expr(node.expression ?? node.argument, ctx);
+      case 'YieldExpression':
+        return this.expr(node.argument, ctx);
+      case 'UnaryExpression':
+        this.expr(node.argument, ctx);
+        return CLEAN;
+      case 'UpdateExpression':
+        return CLEAN;
+      case 'SequenceExpression': {
+        let last: Taint = CLEAN;
+        for (const expression of node.expressions) last = this.expr(expression, ctx);
+        return last;
+      }
+      case 'ArrayExpression': {
+        let taint: Taint = CLEAN;
+        for (const element of node.elements) if (element) taint = union(taint, this.expr(element, ctx));
+        return taint;
+      }
+      case 'ObjectExpression': {
+        let taint: Taint = CLEAN;
+        for (const property of node.properties) {
+          if (property.type === 'SpreadElement') taint = union(taint, this.expr(property.argument, ctx));
+          else {
+            if (property.computed) this.expr(property.key, ctx);
+            const value = unwrap(property.value);
+            if (isFunction(value)) this.analyzeFunction(value as AstNode, ctx.file, ctx.scope, [], this.inherit(ctx));
+            else taint = union(taint, this.expr(property.value, ctx));
+          }
+        }
+        return taint;
+      }
+      case 'MemberExpression': {
+        const object = unwrap(node.object);
+        if (object?.type === 'Identifier' && object.name === 'process' && memberName(node) === 'env') {
+          return [newLabel({ kind: 'env', detail: 'process.env' }, [this.step(ctx, node, 'reads process.env')])];
+        }
+        if (object?.type === 'MemberExpression' && unwrap(object.object)?.name === 'process' && memberName(object) === 'env') {
+          // One named variable (an API key sent to its own API) is normal; the whole environment is not.
+          return CLEAN;
+        }
+        const taint = this.expr(node.object, ctx);
+        if (node.computed) this.expr(node.property, ctx);
+        return member(taint, node.computed ? staticString(node.property, ctx.file.index) : memberName(node));
+      }
+      case 'AssignmentExpression': {
+        const value = this.expr(node.right, ctx);
+        const left = node.left;
+        if (left.type === 'Identifier') {
+          ctx.scope.assign(left.name, value);
+          const init = unwrap(node.right);
+          if (isFunction(init)) ctx.scope.functions.set(left.name, init as AstNode);
+        } else this.bind(left, value, ctx, true);
+        return value;
+      }
+      case 'ArrowFunctionExpression':
+      case 'FunctionExpression':
+        this.analyzeFunction(node, ctx.file, ctx.scope, [], this.inherit(ctx));
+        return CLEAN;
+      case 'ClassExpression':
+        this.classBody(node, ctx);
+        return CLEAN;
+      case 'CallExpression':
+      case 'NewExpression':
+        return this.call(node, ctx);
+      case 'TaggedTemplateExpression':
+        return this.taggedTemplate(node, ctx);
+      case 'ImportExpression': {
+        const taint = this.expr(node.source, ctx);
+        const callee: Callee = { name: 'import', display: 'import' };
+        this.sinkFlows([{ kind: 'code', node: node.source }], new Map([[node.source, taint]]), callee, node, ctx);
+        return CLEAN;
+      }
+      default:
+        return CLEAN;
+    }
+  }
+
+  private inherit(ctx: Ctx): Partial<Ctx> {
+    return {
+      guards: ctx.guards,
+      allowCross: ctx.allowCross,
+      budget: ctx.budget,
+      ...(ctx.currentTool !== undefined && { currentTool: ctx.currentTool }),
+      ...(ctx.summary && { summary: ctx.summary }),
+    };
+  }
+
+  private step(ctx: Ctx, node: AstNode, note: string): FlowStep {
+    return { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, node.start), note };
+  }
+
+  /** A value mixed into a string: embedded if there is other text, and host-fixed when a constant `scheme://host/` precedes it. */
+  private mixed(taint: Taint, node: AstNode, hasText: boolean, ctx: Ctx): Taint {
+    let out = hasText ? embed(taint) : taint;
+    if (hasFixedHost(staticPrefix(node, ctx.file.index))) {
+      out = mapTaint(out, (label) => (label.hostFixed ? label : { ...label, hostFixed: true }));
+    }
+    return out;
+  }
+
+  private taggedTemplate(node: AstNode, ctx: Ctx): Taint {
+    let taint: Taint = CLEAN;
+    for (const expression of node.quasi.expressions) taint = union(taint, this.expr(expression, ctx));
+    const callee = resolveCallee(node.tag, ctx.file.index);
+    if (callee.name === '$' && (callee.module === 'zx' || callee.module === 'execa')) {
+      // zx quotes every interpolation; execa's $ splits the template into argv without a shell.
+      const site: SinkSite = {
+        kind: 'command',
+        callee: callee.display,
+        location: locationOf(ctx.file.index.parsed, node),
+        snippet: snippetOf(ctx.file.index.parsed, node),
+        shell: callee.module === 'zx',
+        isUrl: false,
+        sanitizers: [callee.module === 'zx' ? 'shell-escape' : 'execFile-argv'],
+      };
+      for (const label of taint) this.record(site, label, ctx);
+      return CLEAN;
+    }
+    if (/(^|\.)(sql|raw|queryRaw|executeRaw|\$queryRaw|\$executeRaw)$/i.test(callee.display) && !/unsafe/i.test(callee.display)) {
+      return sanitize(taint, 'parameterised-sql');
+    }
+    return embed(taint);
+  }
+
+  // ─── Calls ────────────────────────────────────────────────────────────────────────────────────
+
+  private call(node: AstNode, ctx: Ctx): Taint {
+    const index = ctx.file.index;
+    const calleeNode = unwrap(node.callee);
+    const args: AstNode[] = node.arguments;
+    if (!calleeNode) return CLEAN;
+    // IIFE
+    if (isFunction(calleeNode)) {
+      return this.analyzeFunction(calleeNode, ctx.file, ctx.scope, args.map((arg) => this.expr(arg, ctx)), this.inherit(ctx));
+    }
+    const callee = resolveCallee(calleeNode, index);
+    const method = calleeNode.type === 'MemberExpression' ? memberName(calleeNode) : undefined;
+    const isModuleCall = callee.module !== undefined && !callee.module.startsWith('global:');
+    const receiver = calleeNode.type === 'MemberExpression' && !isModuleCall ? this.expr(calleeNode.object, ctx) : CLEAN;
+
+    const argTaints = new Map<AstNode, Taint>();
+    const positional: Taint[] = [];
+    const callbacks: Array<[AstNode, number]> = [];
+    args.forEach((arg, position) => {
+      const value = unwrap(arg);
+      if (isFunction(value)) {
+        callbacks.push([value as AstNode, position]);
+        positional.push(CLEAN);
+        return;
+      }
+      const taint = this.expr(arg, ctx);
+      argTaints.set(arg, taint);
+      positional.push(taint);
+    });
+
+    let result = this.callbackResults(callbacks, method, receiver, ctx);
+
+    const sinks = sinkArguments(callee, node, index);
+    if (sinks.length) this.sinkFlows(sinks, argTaints, callee, node, ctx);
+
+    const known = this.knownCall(callee, method, node, args, positional, receiver, ctx);
+    if (known !== undefined) return union(result, known);
+
+    const target = this.resolveTarget(calleeNode, ctx);
+    if (target) {
+      const inline = positional.some((taint) => taint.some((label) => label.origin.kind === 'tool-name' || label.origin.kind === 'request'));
+      if (inline && !this.inProgress.has(target.fn)) {
+        // A dispatcher handing the tool name to a helper: analyse the helper in the caller's context so its switch binds tools.
+        this.inProgress.add(target.fn);
+        const returned = this.analyzeFunction(target.fn, target.file, target.file.moduleScope, positional, { ...this.inherit(ctx), guards: new Map() });
+        this.inProgress.delete(target.fn);
+        return union(result, returned);
+      }
+      const allowCross = this.options.mode === 'deep' || (ctx.allowCross && target.file === ctx.file);
+      const summary = this.summaryOf(target.fn, target.file, allowCross);
+      return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display));
+    }
+    if (node.type === 'NewExpression') {
+      const name = callee.name;
+      if (name === 'URL') return args.length > 1 ? embed(positional[0] ?? CLEAN) : (positional[0] ?? CLEAN);
+      if (name === 'String' || name === 'Array' || name === 'Set' || name === 'Map' || name === 'URLSearchParams') return positional.reduce(union, CLEAN);
+      return result;
+    }
+    if (method && receiver.length && !NON_PROPAGATING_METHODS.has(method)) {
+      if ((method === 'replace' || method === 'replaceAll') && removesAllButSafeCharacters(args[0])) {
+        return union(result, sanitize(receiver, 'character-allowlist'));
+      }
+      result = union(result, receiver);
+      if (method === 'concat' || method === 'replace' || method === 'replaceAll' || method === 'join' || method === 'padStart' || method === 'padEnd') {
+        result = embed(union(result, positional.reduce(union, CLEAN)));
+      }
+    }
+    return result;
+  }
+
+  private callbackResults(callbacks: Array<[AstNode, number]>, method: string | undefined, receiver: Taint, ctx: Ctx): Taint {
+    let result: Taint = CLEAN;
+    for (const [fn, position] of callbacks) {
+      const elementParam = method && ARRAY_CALLBACKS.has(method) ? receiver : CLEAN;
+      const params = method === 'reduce' ? [CLEAN, receiver] : position === 0 || method === 'then' ? [elementParam] : [];
+      const returned = this.analyzeFunction(fn, ctx.file, ctx.scope, params, this.inherit(ctx));
+      if (method && RESULT_FROM_CALLBACK.has(method)) result = union(result, returned);
+    }
+    if (method && ['map', 'filter', 'flatMap', 'find', 'slice', 'sort'].includes(method)) result = union(result, receiver);
+    return result;
+  }
+
+  private sinkFlows(sinks: SinkArgument[], argTaints: Map<AstNode, Taint>, callee: Callee, call: AstNode, ctx: Ctx): void {
+    for (const sink of sinks) {
+      const taint = argTaints.get(sink.node) ?? this.expr(sink.node, ctx);
+      if (!taint.length) continue;
+      const site = this.sinkSite(sink, callee, call, ctx);
+      for (const label of taint) this.record(site, label, ctx);
+    }
+  }
+
+  /** Calls whose effect on taint is known: sources, sanitizers and propagators. Undefined for anything else. */
+  private knownCall(
+    callee: Callee,
+    method: string | undefined,
+    node: AstNode,
+    args: AstNode[],
+    positional: Taint[],
+    receiver: Taint,
+    ctx: Ctx,
+  ): Taint | undefined {
+    const index = ctx.file.index;
+    const all = (): Taint => positional.reduce(union, CLEAN);
+    const { module, name } = callee;
+    // Decoded constants: Buffer.from('…', 'base64'), atob('…'), String.fromCharCode(104, 105)
+    if (module === 'global:Buffer' && name === 'from') {
+      const encoding = staticString(args[1], index);
+      const text = staticString(args[0], index);
+      if (text !== undefined && encoding !== undefined && DECODE_ENCODINGS.has(encoding)) {
+        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, encoding as BufferEncoding).toString('utf8') }, [this.step(ctx, node, `decodes a ${encoding} literal`)])];
+      }
+      const bytes = staticValue(args[0], index);
+      if (Array.isArray(bytes) && bytes.length > 3 && bytes.every((b) => typeof b === 'number')) {
+        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(bytes as number[]).toString('utf8') }, [this.step(ctx, node, 'decodes a byte array')])];
+      }
+      return all();
+    }
+    if (!callee.receiver && name === 'atob' && module === undefined) {
+      const text = staticString(args[0], index);
+      if (text !== undefined) return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, 'base64').toString('utf8') }, [this.step(ctx, node, 'decodes a base64 literal')])];
+      return all();
+    }
+    if (module === 'global:String' && name === 'fromCharCode') {
+      const codes: number[] = [];
+      for (const arg of args) {
+        const value = staticValue(arg.type === 'SpreadElement' ? arg.argument : arg, index);
+        if (typeof value === 'number') codes.push(value);
+        else if (Array.isArray(value) && value.every((v) => typeof v === 'number')) codes.push(...(value as number[]));
+        else return all();
+      }
+      return codes.length > 3 ? [newLabel({ kind: 'decoded-constant', detail: String.fromCharCode(...codes) }, [this.step(ctx, node, 'decodes char codes')])] : CLEAN;
+    }
+    if ((module === 'os' && name === 'homedir') || (module === 'global:os' && name === 'homedir')) return CLEAN;
+    if (module === 'path' || module === 'global:path' || module === 'upath') {
+      const combined = all();
+      const sensitive = this.sensitivePath(node, ctx);
+      if (sensitive) return [newLabel({ kind: 'sensitive-path', detail: sensitive })];
+      if (name === 'basename') return sanitize(combined, 'basename');
+      if (PATH_JOINERS.has(name) && args.length > 1) return embed(combined);
+      return combined;
+    }
+    if (module === 'fs' && /^realpath/.test(name)) return mapTaint(positional[0] ?? CLEAN, (label) => ({ ...label, realpath: true }));
+    if (module === 'fs' && /^(readFile|readFileSync|createReadStream|readdir|readdirSync|readJson|readJSON)/.test(name)) {
+      const sensitive = (positional[0] ?? CLEAN).find((label) => label.origin.kind === 'sensitive-path');
+      if (sensitive && sensitive.origin.kind === 'sensitive-path') {
+        const detail = sensitive.origin.detail;
+        return [newLabel({ kind: 'sensitive-file', detail }, [...sensitive.steps, this.step(ctx, node, `reads ${detail}`)])];
+      }
+      return CLEAN;
+    }
+    if (module === 'shell-quote' && name === 'quote') return sanitize(all(), 'shell-escape');
+    if ((module === 'shell-escape' || module === 'shell-escape-tag') && (name === 'default' || name === 'escape')) return sanitize(all(), 'shell-escape');
+    if (module === 'validator' && /^(to|escape)/.test(name)) return sanitize(all(), 'validator');
+    if (!callee.receiver && module === undefined) {
+      if (NUMERIC.has(name)) return sanitize(all(), 'numeric');
+      if (name === 'Boolean') return CLEAN;
+      if (VALUE_FUNCTIONS.has(name)) return all();
+      if (name === 'require') return CLEAN;
+    }
+    if (module === 'global:Math' || (module === 'global:Number' && name !== 'toString')) return sanitize(all(), 'numeric');
+    if (module && GLOBAL_PROPAGATORS[module]?.has(name)) {
+      return module === 'global:JSON' && name === 'stringify' ? embed(all()) : all();
+    }
+    if (method === 'parse' || method === 'safeParse' || method === 'parseAsync' || method === 'safeParseAsync') {
+      // zod / valibot schema validation returns the input; a schema with enum/pattern was already seen on the tool.
+      return union(positional[0] ?? CLEAN, receiver);
+    }
+    if (name === 'promisify') return CLEAN;
+    return undefined;
+  }
+
+  /** A path built from literals and the home directory that names a credential store, e.g. `~/.ssh/id_rsa`. */
+  private sensitivePath(node: AstNode, ctx: Ctx): string | undefined {
+    const parts: string[] = [];
+    for (const arg of node.arguments as AstNode[]) {
+      const value = unwrap(arg);
+      const text = staticString(value, ctx.file.index);
+      if (text !== undefined) {
+        parts.push(text);
+        continue;
+      }
+      if (value?.type === 'CallExpression') {
+        const inner = resolveCallee(value.callee, ctx.file.index);
+        if (inner.name === 'homedir') {
+          parts.push('~');
+          continue;
+        }
+      }
+      const label = this.peek(value as AstNode, ctx).find((l) => l.origin.kind === 'sensitive-path');
+      if (label && label.origin.kind === 'sensitive-path') {
+        parts.push(label.origin.detail);
+        continue;
+      }
+      const text2 = value ? envHome(value) : undefined;
+      parts.push(text2 ?? '*');
+    }
+    const joined = parts.join('/').replace(/\/+/g, '/');
+    return SENSITIVE_PATH.test(joined) ? joined : undefined;
+  }
+}
+
+function envHome(node: AstNode): string | undefined {
+  return node.type === 'MemberExpression' && /process\.env\.(HOME|USERPROFILE)$/.test(`${node.object?.object?.name}.${node.object?.property?.name}.${node.property?.name}`) ? '~' : undefined;
+}
+
+/** `.replace(/[^a-z0-9_-]/g, '')`: everything outside a class without path or shell metacharacters is removed. */
+function removesAllButSafeCharacters(node: AstNode | undefined): boolean {
+  const regex = unwrap(node)?.regex as { pattern: string; flags: string } | undefined;
+  if (!regex || !regex.flags.includes('g')) return false;
+  const match = /^\[\^([^\]]*)\][+*]?$/.exec(regex.pattern);
+  return match !== null && match[1] !== undefined && !/[./\\;&|`$<>'"\s]|\\[sSWD]/.test(match[1].replace(/\\[wd-]/g, ''));
+}
+
+function rootIdentifier(node: AstNode): string | undefined {
+  let current = unwrap(node);
+  while (current?.type === 'MemberExpression') current = unwrap(current.object);
+  return current?.type === 'Identifier' ? current.name : undefined;
+}
+
+function isHostish(node: AstNode, ctx: Ctx): boolean {
+  const text = ctx.file.index.parsed.text.slice(node.start, node.end);
+  return /host|origin|domain|url/i.test(text);
+}
+
+/** An anchored pattern without wildcards: `^[a-zA-Z0-9_-]+$` restricts; `^.*$` does not. */
+export function isRestrictivePattern(pattern: string): boolean {
+  if (!pattern.startsWith('^') || !pattern.endsWith('$')) return false;
+  if (/(^|[^\\])\.[*+{]|\\S|\[\^/.test(pattern)) return false;
+  // Shell and path metacharacters admitted by a character class defeat the purpose.
+  const classes = pattern.match(/\[[^\]]*\]/g) ?? [];
+  return !classes.some((cls) => /[;&|`$<>]|\\s|\.\.|\//.test(cls));
+}

@@ -1,0 +1,97 @@
+import type { CodeFact, ParseProblem, SourceFile, TaintFlow, ToolDefinition } from '../../model.js';
+import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
+import { extractFastMcp, fastMcpServerNames } from '../../extract/python-fastmcp.js';
+import { extractLowLevel, lowLevelServerNames } from '../../extract/python-lowlevel.js';
+import { pythonFacts } from './facts.js';
+import { errorShare, MAX_ERROR_SHARE, pythonParser } from './parser.js';
+import { indexModule, PyProgram, type PyHandler } from './program.js';
+import { analyzeTaint } from './taint.js';
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export const pythonAnalyzer: LanguageAnalyzer = {
+  id: 'python',
+  languages: ['python'],
+
+  async analyze(files: readonly SourceFile[], options: AnalyzeOptions): Promise<LanguageAnalysis> {
+    const parser = await pythonParser();
+    const program = new PyProgram();
+    const problems: ParseProblem[] = [];
+    const tools: ToolDefinition[] = [];
+    const handlers: PyHandler[] = [];
+    let flows: TaintFlow[] = [];
+    const facts: CodeFact[] = [];
+    try {
+      for (const file of files) {
+        options.signal?.throwIfAborted();
+        if (file.text === undefined) continue;
+        let tree;
+        try {
+          tree = parser.parse(file.text);
+        } catch (error) {
+          problems.push({ file: file.path, message: `python parse failed: ${message(error)}` });
+          continue;
+        }
+        if (!tree) {
+          problems.push({ file: file.path, message: 'python parse failed' });
+          continue;
+        }
+        const share = errorShare(tree);
+        if (share > MAX_ERROR_SHARE) {
+          problems.push({ file: file.path, message: `not valid Python (${Math.round(share * 100)}% of the file does not parse); skipped` });
+          tree.delete();
+          continue;
+        }
+        program.add(indexModule(file, tree));
+        options.onFile?.(file);
+      }
+
+      try {
+        const fastMcp = fastMcpServerNames(program);
+        for (const module of program.modules) {
+          const extraction = extractFastMcp(module, fastMcp);
+          tools.push(...extraction.tools);
+          handlers.push(...extraction.handlers);
+        }
+        const lowLevel = extractLowLevel(program, lowLevelServerNames(program));
+        tools.push(...lowLevel.tools);
+        handlers.push(...lowLevel.handlers);
+      } catch (error) {
+        problems.push({ file: '', message: `python tool extraction failed: ${message(error)}` });
+      }
+
+      options.signal?.throwIfAborted();
+      try {
+        flows = analyzeTaint(program, handlers, options.mode);
+      } catch (error) {
+        problems.push({ file: '', message: `python dataflow failed: ${message(error)}` });
+      }
+
+      for (const module of program.modules) {
+        try {
+          facts.push(...pythonFacts(module));
+        } catch (error) {
+          problems.push({ file: module.path, message: `python code facts failed: ${message(error)}` });
+        }
+      }
+      return { tools, flows, facts, problems, parsedFiles: program.modules.length };
+    } finally {
+      for (const module of program.modules) module.tree.delete();
+    }
+  },
+
+  async parseOnly(files: readonly SourceFile[]): Promise<number> {
+    const parser = await pythonParser();
+    let parsed = 0;
+    for (const file of files) {
+      if (file.text === undefined) continue;
+      const tree = parser.parse(file.text);
+      if (!tree) continue;
+      if (errorShare(tree) <= MAX_ERROR_SHARE) parsed++;
+      tree.delete();
+    }
+    return parsed;
+  },
+};

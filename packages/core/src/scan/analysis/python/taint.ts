@@ -1,0 +1,1314 @@
+// Dataflow over Python handlers: which tool inputs (and which secrets, environment dumps or decoded constants) reach
+// which dangerous calls. Each function is summarised once (parameters as symbolic sources): the summary says which
+// parameters reach which sinks and which flow into the return value, so a call site only substitutes its arguments.
+import { inflateSync, gunzipSync } from 'node:zlib';
+import type { FlowStep, ScanMode, SinkKind, TaintFlow, ToolParameter } from '../../model.js';
+import { qualify, type PyHandler, type PyModule, type PyProgram } from './program.js';
+import {
+  callArguments,
+  dottedName,
+  functionParameters,
+  location,
+  parameterName,
+  snippet,
+  stringPrefix,
+  stringValue,
+  type CallArguments,
+  type Node,
+} from './syntax.js';
+
+interface Taint {
+  origin: TaintFlow['origin'];
+  /** Set while summarising a function: the value comes from its parameter `index` (`key`: a subscript of it). */
+  param?: { index: number; key?: string };
+  composition: 'whole' | 'embedded';
+  steps: FlowStep[];
+  sanitizers: string[];
+  crossFile: boolean;
+  /** Position in an argv list: the program itself, or one of its arguments. */
+  argv?: 'program' | 'arg';
+  /** The argv list starts with a shell and `-c`, so its arguments are shell code again. */
+  shellList?: boolean;
+  /** realpath / resolve() applied: a later prefix check is a real containment check. */
+  resolved?: boolean;
+  /** The low-level `arguments` mapping itself: a constant subscript picks one parameter. */
+  dict?: ToolParameter[];
+}
+
+type SinkInfo = TaintFlow['sink'];
+
+interface SinkHit {
+  sink: SinkInfo;
+  taint: Taint;
+}
+
+interface Summary {
+  returns: Taint[];
+  hits: SinkHit[];
+}
+
+const MAX_TAINTS = 24;
+
+const OPAQUE_RESULTS = new Set<SinkKind>(['command', 'network', 'network-send', 'sql', 'email']);
+const MAX_STEPS = 12;
+
+/** Origins other than tool input only matter where they leave the process or run as code. */
+const NON_INPUT_SINKS = new Set<SinkKind>(['command', 'code', 'deserialize', 'network', 'network-send', 'email']);
+
+const SENSITIVE_PATH =
+  /(^|[\\/~])\.ssh([\\/]|$)|id_(rsa|dsa|ecdsa|ed25519)\b|\.aws[\\/](credentials|config)|(^|[\\/])\.env$|\.config[\\/]gcloud|(^|[\\/~])\.netrc$|\.git-credentials|\.kube[\\/]config|\.docker[\\/]config\.json|\.npmrc$|\.pypirc$|\.cursor[\\/]mcp\.json|claude_desktop_config\.json|Login Data|Google[\\/]Chrome|\.mozilla[\\/]firefox|Library[\\/]Keychains|\.gnupg/;
+
+const SHELLS = /^(\/(usr\/)?bin\/)?(sh|bash|zsh|dash|ksh|fish|cmd(\.exe)?|powershell(\.exe)?|pwsh)$/;
+
+const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'request', 'stream', 'ws_connect']);
+const HTTP_CLIENT_TYPES = new Set([
+  'requests',
+  'httpx',
+  'aiohttp',
+  'requests.Session',
+  'requests.session',
+  'httpx.Client',
+  'httpx.AsyncClient',
+  'aiohttp.ClientSession',
+]);
+const PAYLOAD_KEYWORDS = ['data', 'json', 'content', 'files', 'params'];
+
+const KNOWN_TYPES: Record<string, string> = {
+  'pathlib.Path': 'pathlib.Path',
+  'pathlib.PurePath': 'pathlib.Path',
+  'pathlib.PosixPath': 'pathlib.Path',
+  'pathlib.Path.home': 'pathlib.Path',
+  'pathlib.Path.cwd': 'pathlib.Path',
+  'anyio.Path': 'pathlib.Path',
+  'requests.Session': 'requests.Session',
+  'requests.session': 'requests.Session',
+  'httpx.Client': 'httpx.Client',
+  'httpx.AsyncClient': 'httpx.AsyncClient',
+  'aiohttp.ClientSession': 'aiohttp.ClientSession',
+  'smtplib.SMTP': 'smtplib.SMTP',
+  'smtplib.SMTP_SSL': 'smtplib.SMTP',
+  'urllib.request.Request': 'urllib.request.Request',
+};
+
+const COMMAND_SHELL = new Set(['os.system', 'os.popen', 'commands.getoutput', 'commands.getstatusoutput', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'asyncio.create_subprocess_shell']);
+const COMMAND_SUBPROCESS = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen']);
+const COMMAND_ARGV = /^(asyncio\.create_subprocess_exec|os\.exec[lv]p?e?|os\.spawn[lv]p?e?|os\.posix_spawnp?)$/;
+const CODE_CALLS = new Set(['eval', 'exec', 'compile', '__import__', 'importlib.import_module', 'builtins.eval', 'builtins.exec']);
+const DESERIALIZE_CALLS = new Set([
+  'pickle.loads', 'pickle.load', 'cPickle.loads', 'cPickle.load', '_pickle.loads', 'marshal.loads', 'marshal.load',
+  'dill.loads', 'dill.load', 'cloudpickle.loads', 'cloudpickle.load', 'jsonpickle.decode', 'yaml.unsafe_load',
+  'yaml.unsafe_load_all', 'pandas.read_pickle', 'shelve.open',
+]);
+const YAML_LOAD = new Set(['yaml.load', 'yaml.load_all']);
+const SAFE_YAML_LOADER = /(Safe|Base)Loader\b/;
+const OPEN_CALLS = new Set(['open', 'io.open', 'codecs.open', 'aiofiles.open', 'builtins.open']);
+const FILE_WRITE_CALLS = new Set([
+  'os.remove', 'os.unlink', 'os.rmdir', 'os.removedirs', 'os.makedirs', 'os.mkdir', 'shutil.rmtree', 'os.truncate',
+  'os.chmod', 'os.chown', 'aiofiles.os.remove', 'aiofiles.os.unlink',
+]);
+const FILE_MOVE_CALLS = new Set(['os.rename', 'os.replace', 'shutil.move', 'os.link', 'os.symlink']);
+const FILE_COPY_CALLS = new Set(['shutil.copy', 'shutil.copy2', 'shutil.copyfile', 'shutil.copytree']);
+const FILE_READ_CALLS = new Set(['os.listdir', 'os.scandir', 'os.walk', 'glob.glob', 'glob.iglob']);
+const PATH_READ_METHODS = new Set(['read_text', 'read_bytes', 'iterdir', 'glob', 'rglob']);
+const PATH_WRITE_METHODS = new Set(['write_text', 'write_bytes', 'unlink', 'rmdir', 'touch', 'mkdir', 'rename', 'replace', 'symlink_to']);
+const SQL_METHODS = new Set(['execute', 'executemany', 'executescript', 'exec_driver_sql']);
+const SQL_CALLS = new Set(['pandas.read_sql', 'pandas.read_sql_query']);
+const MUTATING_METHODS = new Set(['append', 'extend', 'update', 'insert', 'add', 'set_content', 'attach', 'add_header', 'set_payload', 'setdefault', 'writelines']);
+const NUMERIC_CALLS = new Set(['int', 'float', 'len', 'bool', 'abs', 'round', 'decimal.Decimal']);
+const BASENAME_CALLS = new Set(['os.path.basename', 'werkzeug.utils.secure_filename', 'pathvalidate.sanitize_filename']);
+const RESOLVE_CALLS = new Set(['os.path.realpath', 'os.path.abspath', 'os.path.normpath']);
+const PARAMETERISED_SQL_CALLS = /(^|\.)(sql\.Identifier|sql\.Literal|sql\.Placeholder|bindparam)$/;
+const EMBEDDING_METHODS = new Set(['format', 'join', 'replace', 'format_map']);
+const DECODERS: Record<string, BufferEncoding> = {
+  'base64.b64decode': 'base64',
+  'base64.standard_b64decode': 'base64',
+  'base64.urlsafe_b64decode': 'base64url',
+  'base64.decodebytes': 'base64',
+  'binascii.a2b_base64': 'base64',
+  'bytes.fromhex': 'hex',
+  'binascii.unhexlify': 'hex',
+  'binascii.a2b_hex': 'hex',
+  'base64.b16decode': 'hex',
+};
+
+/** A fixed scheme and host at the start of a URL: the caller can only choose the path or query. */
+const FIXED_HOST = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+[/?#]/i;
+
+export interface TaintResult {
+  flows: TaintFlow[];
+}
+
+/** Runs the dataflow over a parsed package: every function once (for environment dumps, secrets and payloads), then each tool's handler. */
+export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[], mode: ScanMode): TaintFlow[] {
+  const engine = new TaintEngine(program, mode);
+  for (const module of program.modules) {
+    engine.analyzeModuleBody(module);
+    for (const definition of [...module.functions.values(), ...module.methods.values()]) engine.summary(module, definition, true);
+  }
+  for (const handler of handlers) engine.analyzeHandler(handler);
+  return engine.flows;
+}
+
+class TaintEngine {
+  readonly flows: TaintFlow[] = [];
+  private readonly seen = new Set<string>();
+  private readonly summaries = new Map<string, Summary>();
+  private readonly inProgress = new Set<string>();
+  private readonly moduleValues = new Map<string, Taint[]>();
+
+  constructor(
+    readonly program: PyProgram,
+    readonly mode: ScanMode,
+  ) {}
+
+  emit(sink: SinkInfo, taint: Taint): void {
+    if (taint.origin.kind !== 'tool-input' && !NON_INPUT_SINKS.has(sink.kind)) return;
+    const flow: TaintFlow = {
+      sink,
+      origin: taint.origin,
+      composition: taint.composition,
+      steps: taint.steps,
+      sanitizers: [...new Set(taint.sanitizers)].sort(),
+      crossFile: taint.crossFile,
+    };
+    const key = JSON.stringify([sink.location, sink.kind, flow.origin, flow.composition, flow.sanitizers]);
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.flows.push(flow);
+  }
+
+  /** The summary of one function: `allowCross` decides whether calls into other files are followed (fast mode: one hop). */
+  summary(module: PyModule, definition: Node, allowCross: boolean): Summary {
+    const key = `${module.path}:${definition.startIndex}:${allowCross}`;
+    const cached = this.summaries.get(key);
+    if (cached) return cached;
+    if (this.inProgress.has(key)) return { returns: [], hits: [] };
+    this.inProgress.add(key);
+    const scope = new Scope(this, module, allowCross);
+    functionParameters(definition).forEach((parameter, index) => {
+      const name = parameterName(parameter)!;
+      scope.env.set(name, [{ origin: { kind: 'unknown' }, param: { index }, composition: 'whole', steps: [], sanitizers: [], crossFile: false }]);
+      const annotation = parameter.childForFieldName('type')?.text;
+      if (annotation && /\bPath\b/.test(annotation)) scope.types.set(name, 'pathlib.Path');
+    });
+    const body = definition.childForFieldName('body');
+    if (body) scope.block(body);
+    const result = { returns: scope.returns, hits: scope.hits };
+    this.inProgress.delete(key);
+    this.summaries.set(key, result);
+    return result;
+  }
+
+  analyzeModuleBody(module: PyModule): void {
+    const scope = new Scope(this, module, true);
+    scope.block(module.root);
+  }
+
+  /** Taint of a module-level name used inside a function (`WEBHOOK = base64.b64decode(...)`), computed once. */
+  moduleValue(module: PyModule, name: string): Taint[] {
+    const key = `${module.path}:${name}`;
+    const cached = this.moduleValues.get(key);
+    if (cached) return cached;
+    this.moduleValues.set(key, []);
+    const value = module.constants.get(name);
+    const taints = value ? new Scope(this, module, true).expression(value) : [];
+    this.moduleValues.set(key, taints);
+    return taints;
+  }
+
+  analyzeHandler(handler: PyHandler): void {
+    const allowCross = true;
+    if (handler.kind === 'function') {
+      const parameters = functionParameters(handler.definition);
+      const summary = this.summary(handler.module, handler.definition, allowCross);
+      for (const hit of summary.hits) {
+        const parameter = parameters[hit.taint.param!.index];
+        const name = parameter ? parameterName(parameter) : undefined;
+        const declared = handler.parameters.find((candidate) => candidate.name === name);
+        if (!parameter || !declared) continue;
+        const seed = inputTaint(handler.tool, declared, handler.module.path, parameter);
+        this.emit(hit.sink, substitute(seed, hit.taint));
+      }
+      return;
+    }
+    // Low-level dispatcher: walk the function once per tool, entering only the branches that tool reaches.
+    const parameters = functionParameters(handler.definition).map((parameter) => parameterName(parameter)!);
+    const offset = parameters[0] === 'self' ? 1 : 0;
+    const nameParam = parameters[offset];
+    const argumentsParam = parameters[offset + 1];
+    if (!nameParam || !argumentsParam) return;
+    const scope = new Scope(this, handler.module, allowCross, { tool: handler.tool, nameParam });
+    scope.env.set(argumentsParam, [
+      {
+        origin: { kind: 'tool-input', tool: handler.tool },
+        composition: 'whole',
+        steps: [{ file: handler.module.path, line: handler.definition.startPosition.row + 1, note: `arguments of ${handler.tool}` }],
+        sanitizers: [],
+        crossFile: false,
+        dict: handler.parameters,
+      },
+    ]);
+    const body = handler.definition.childForFieldName('body');
+    if (body) scope.block(body);
+    // Reached sinks with real origins were emitted directly; the dispatcher's own summary is not needed.
+  }
+}
+
+/** A tool parameter as a source, carrying the guards its declared schema gives it. */
+function inputTaint(tool: string, parameter: ToolParameter, file: string, node?: Node): Taint {
+  return {
+    origin: { kind: 'tool-input', tool, param: parameter.name },
+    composition: 'whole',
+    steps: [{ file, line: (node?.startPosition.row ?? 0) + 1, note: `tool input ${tool}.${parameter.name}` }],
+    sanitizers: schemaSanitizers(parameter),
+    crossFile: false,
+  };
+}
+
+function schemaSanitizers(parameter: ToolParameter): string[] {
+  const sanitizers: string[] = [];
+  if (parameter.enum && parameter.enum.length > 0) sanitizers.push('schema-enum');
+  if (parameter.pattern && isRestrictivePattern(parameter.pattern)) sanitizers.push('schema-pattern');
+  if (parameter.type && /^(int|float|bool|integer|number|boolean)$/.test(parameter.type.trim())) sanitizers.push('numeric');
+  return sanitizers;
+}
+
+/** Anchored at both ends and without an unbounded wildcard: the value cannot smuggle separators or metacharacters. */
+export function isRestrictivePattern(pattern: string): boolean {
+  if (!/^\^/.test(pattern) || !/(?<!\\)\$$/.test(pattern)) return false;
+  return !/(?<!\\)\.[*+{]|\\S[*+]|\[\^[^\]]*\][*+]/.test(pattern);
+}
+
+/** The caller's value `outer` standing in for the callee's parameter use `inner`. */
+function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
+  let origin = outer.origin;
+  let sanitizers = [...outer.sanitizers, ...inner.sanitizers];
+  let dict = outer.dict;
+  if (outer.dict && inner.param?.key !== undefined) {
+    const declared = outer.dict.find((parameter) => parameter.name === inner.param!.key);
+    origin = { ...origin, param: inner.param.key };
+    if (declared) sanitizers = [...sanitizers, ...schemaSanitizers(declared)];
+    dict = undefined;
+  }
+  const steps = [...outer.steps, ...(note ? [note] : []), ...inner.steps].slice(-MAX_STEPS);
+  const result: Taint = {
+    origin,
+    composition: outer.composition === 'embedded' || inner.composition === 'embedded' ? 'embedded' : 'whole',
+    steps,
+    sanitizers: [...new Set(sanitizers)],
+    crossFile: outer.crossFile || inner.crossFile,
+  };
+  if (outer.param) result.param = outer.param;
+  const argv = inner.argv ?? outer.argv;
+  if (argv) result.argv = argv;
+  if (inner.shellList || outer.shellList) result.shellList = true;
+  if (inner.resolved || outer.resolved) result.resolved = true;
+  if (dict && !inner.param?.key) result.dict = dict;
+  return result;
+}
+
+function derive(taint: Taint, changes: Partial<Taint>): Taint {
+  const result: Taint = { ...taint, ...changes };
+  for (const key of Object.keys(changes) as Array<keyof Taint>) if (changes[key] === undefined) delete result[key];
+  return result;
+}
+
+function taintKey(taint: Taint): string {
+  return JSON.stringify([taint.origin, taint.param, taint.composition, [...taint.sanitizers].sort(), taint.argv, taint.shellList, taint.resolved, !!taint.dict]);
+}
+
+function union(...lists: Taint[][]): Taint[] {
+  const result: Taint[] = [];
+  const keys = new Set<string>();
+  for (const list of lists) {
+    for (const taint of list) {
+      const key = taintKey(taint);
+      if (keys.has(key)) continue;
+      keys.add(key);
+      result.push(taint);
+      if (result.length >= MAX_TAINTS) return result;
+    }
+  }
+  return result;
+}
+
+function embedded(taints: Taint[]): Taint[] {
+  return taints.map((taint) => derive(taint, { composition: 'embedded', argv: undefined, shellList: undefined, dict: undefined }));
+}
+
+function withStep(taints: Taint[], step: FlowStep): Taint[] {
+  return taints.map((taint) => ({ ...taint, steps: [...taint.steps, step].slice(-MAX_STEPS) }));
+}
+
+function withSanitizer(taints: Taint[], sanitizer: string): Taint[] {
+  return taints.map((taint) => (taint.sanitizers.includes(sanitizer) ? taint : { ...taint, sanitizers: [...taint.sanitizers, sanitizer] }));
+}
+
+/** Constant text at the start of a value: `{text, complete}` where complete means the whole value is constant. */
+interface StaticText {
+  text: string;
+  complete: boolean;
+}
+
+class Scope {
+  readonly env = new Map<string, Taint[]>();
+  readonly types = new Map<string, string>();
+  /** `parsed = urlparse(url)`: a check on `parsed.hostname` guards `url`. */
+  readonly derivedFrom = new Map<string, string>();
+  readonly texts = new Map<string, StaticText>();
+  /** Constant recipients set on a message object: `msg["Bcc"] = "x@y"`. */
+  readonly recipients = new Map<string, string[]>();
+  readonly returns: Taint[] = [];
+  readonly hits: SinkHit[] = [];
+
+  constructor(
+    readonly engine: TaintEngine,
+    readonly module: PyModule,
+    readonly allowCross: boolean,
+    readonly dispatch?: { tool: string; nameParam: string },
+  ) {}
+
+  private step(node: Node, note: string): FlowStep {
+    return { file: this.module.path, line: node.startPosition.row + 1, note };
+  }
+
+  private sinkAt(call: Node, kind: SinkKind, callee: string, extra: Partial<SinkInfo> = {}): SinkInfo {
+    return { kind, callee, location: location(this.module.path, call), snippet: snippet(call), ...extra };
+  }
+
+  private report(sink: SinkInfo, taints: Taint[]): void {
+    for (const taint of taints) {
+      if (taint.param) this.hits.push({ sink, taint });
+      else if (taint.origin.kind !== 'unknown' && taint.origin.kind !== 'constant') this.engine.emit(sink, taint);
+    }
+  }
+
+  // ─── Statements ───────────────────────────────────────────────────────────────────────────────
+
+  block(block: Node): void {
+    for (const statement of block.namedChildren) if (statement) this.statement(statement);
+  }
+
+  private statement(node: Node): void {
+    switch (node.type) {
+      case 'expression_statement':
+        for (const child of node.namedChildren) if (child) this.expressionStatement(child);
+        return;
+      case 'return_statement': {
+        const value = node.namedChildren[0];
+        if (value) this.returns.push(...this.expression(value));
+        return;
+      }
+      case 'if_statement':
+        this.ifStatement(node);
+        return;
+      case 'match_statement':
+        this.matchStatement(node);
+        return;
+      case 'for_statement': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        if (left && right) this.assign(left, this.expression(right).map((taint) => derive(taint, { argv: undefined, shellList: undefined })), right);
+        this.children(node);
+        return;
+      }
+      case 'while_statement': {
+        const condition = node.childForFieldName('condition');
+        if (condition) {
+          this.guards(condition);
+          this.expression(condition);
+        }
+        this.children(node);
+        return;
+      }
+      case 'with_statement':
+        for (const item of node.descendantsOfType('with_item')) {
+          const value = item?.childForFieldName('value');
+          if (!value) continue;
+          if (value.type === 'as_pattern') {
+            const expression = value.namedChildren[0];
+            const alias = value.childForFieldName('alias')?.namedChildren[0];
+            if (expression) {
+              const taints = this.expression(expression);
+              if (alias) {
+                this.assign(alias, taints, expression);
+                const type = this.typeOf(expression);
+                if (type && alias.type === 'identifier') this.types.set(alias.text, type);
+              }
+            }
+          } else {
+            this.expression(value);
+          }
+        }
+        this.children(node);
+        return;
+      case 'try_statement':
+      case 'else_clause':
+      case 'finally_clause':
+      case 'except_clause':
+        this.children(node);
+        return;
+      case 'block':
+        this.block(node);
+        return;
+      case 'assert_statement':
+        for (const child of node.namedChildren) {
+          if (!child) continue;
+          this.guards(child);
+          this.expression(child);
+        }
+        return;
+      case 'raise_statement':
+      case 'delete_statement':
+        for (const child of node.namedChildren) if (child) this.expression(child);
+        return;
+      default:
+        // Nested functions and classes are summarised on their own; pass/break/imports carry no data.
+        return;
+    }
+  }
+
+  /** The nested blocks and clauses of a compound statement (try/except/else/finally, loop bodies, with bodies). */
+  private children(node: Node): void {
+    for (const child of node.namedChildren) {
+      if (child?.type === 'block') this.block(child);
+      else if (child?.type.endsWith('_clause') && child.type !== 'with_clause') this.statement(child);
+    }
+  }
+
+  private expressionStatement(node: Node): void {
+    if (node.type === 'assignment') {
+      this.assignment(node);
+    } else if (node.type === 'augmented_assignment') {
+      const left = node.childForFieldName('left');
+      const right = node.childForFieldName('right');
+      if (!left || !right) return;
+      const added = embedded(this.expression(right));
+      if (left.type === 'identifier') {
+        this.env.set(left.text, union(embedded(this.env.get(left.text) ?? []), withStep(added, this.step(node, `appended to ${left.text}`))));
+        this.texts.delete(left.text);
+      } else {
+        this.assign(left, added, right);
+      }
+    } else {
+      this.expression(node);
+    }
+  }
+
+  private assignment(node: Node): void {
+    const left = node.childForFieldName('left');
+    const right = node.childForFieldName('right');
+    if (!left || !right) return;
+    if (right.type === 'assignment') {
+      this.assignment(right);
+      const inner = right.childForFieldName('left');
+      if (inner) this.assign(left, this.expression(inner), inner);
+      return;
+    }
+    this.assign(left, this.expression(right), right);
+  }
+
+  private assign(target: Node, taints: Taint[], value: Node): void {
+    switch (target.type) {
+      case 'identifier': {
+        const name = target.text;
+        this.env.set(name, withStep(taints, this.step(target, `assigned to ${name}`)));
+        const type = this.typeOf(value);
+        if (type) this.types.set(name, type);
+        else this.types.delete(name);
+        const text = this.staticText(value);
+        if (text.text) this.texts.set(name, text);
+        else this.texts.delete(name);
+        const parsed = value.type === 'call' ? this.urlParseSubject(value) : undefined;
+        if (parsed) this.derivedFrom.set(name, parsed);
+        return;
+      }
+      case 'pattern_list':
+      case 'tuple_pattern':
+      case 'list_pattern':
+      case 'tuple':
+      case 'list':
+        for (const element of target.namedChildren) if (element) this.assign(element, taints, value);
+        return;
+      case 'subscript':
+      case 'attribute': {
+        // Storing into a container or object taints the container: msg["Subject"] = x, payload["k"] = x.
+        const base = baseIdentifier(target);
+        if (!base) return;
+        if (target.type === 'subscript') {
+          const header = stringValue(target.childForFieldName('subscript'));
+          const address = this.staticText(value);
+          if (header && /^(to|cc|bcc)$/i.test(header) && address.complete) {
+            const prefix = header.toLowerCase() === 'bcc' ? 'bcc:' : '';
+            this.recipients.set(base, [...(this.recipients.get(base) ?? []), ...address.text.split(/\s*[,;]\s*/).filter(Boolean).map((item) => prefix + item)]);
+          }
+        }
+        this.env.set(base, union(this.env.get(base) ?? [], withStep(embedded(taints), this.step(target, `stored in ${base}`))));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private ifStatement(node: Node): void {
+    const condition = node.childForFieldName('condition');
+    const decision = condition ? this.dispatchDecision(condition) : undefined;
+    if (decision === true) {
+      const consequence = node.childForFieldName('consequence');
+      if (consequence) this.block(consequence);
+      return;
+    }
+    if (decision === undefined && condition) {
+      this.guards(condition);
+      this.expression(condition);
+      const consequence = node.childForFieldName('consequence');
+      if (consequence) this.block(consequence);
+    }
+    for (const alternative of node.childrenForFieldName('alternative')) {
+      if (!alternative) continue;
+      if (alternative.type === 'elif_clause') {
+        const elifCondition = alternative.childForFieldName('condition');
+        const elifDecision = elifCondition ? this.dispatchDecision(elifCondition) : undefined;
+        const consequence = alternative.childForFieldName('consequence');
+        if (elifDecision === true) {
+          if (consequence) this.block(consequence);
+          return;
+        }
+        if (elifDecision === false) continue;
+        if (elifCondition) {
+          this.guards(elifCondition);
+          this.expression(elifCondition);
+        }
+        if (consequence) this.block(consequence);
+      } else {
+        const body = alternative.childForFieldName('body');
+        if (body) this.block(body);
+      }
+    }
+  }
+
+  /** In a low-level dispatcher: true when the condition selects the current tool, false when it selects another, else undefined. */
+  private dispatchDecision(condition: Node): boolean | undefined {
+    if (!this.dispatch) return undefined;
+    const node = condition.type === 'parenthesized_expression' && condition.namedChildren[0] ? condition.namedChildren[0] : condition;
+    if (node.type !== 'comparison_operator') return undefined;
+    const operands = node.namedChildren.filter((child): child is Node => child !== null);
+    if (operands.length !== 2) return undefined;
+    const operator = node.children.find((child) => child && !child.isNamed)?.text;
+    const [left, right] = operands as [Node, Node];
+    const subject = left.type === 'identifier' && left.text === this.dispatch.nameParam ? right : right.type === 'identifier' && right.text === this.dispatch.nameParam ? left : undefined;
+    if (!subject) return undefined;
+    if (operator === '==') {
+      const value = this.staticText(subject);
+      return value.complete ? value.text === this.dispatch.tool : undefined;
+    }
+    if (operator === 'in' && (subject.type === 'tuple' || subject.type === 'list' || subject.type === 'set')) {
+      return subject.namedChildren.some((item) => item && stringValue(item) === this.dispatch!.tool);
+    }
+    return undefined;
+  }
+
+  private matchStatement(node: Node): void {
+    const subject = node.childForFieldName('subject');
+    const dispatching = this.dispatch && subject?.type === 'identifier' && subject.text === this.dispatch.nameParam;
+    if (subject) this.expression(subject);
+    for (const clause of node.descendantsOfType('case_clause')) {
+      if (!clause) continue;
+      if (dispatching) {
+        const patterns = clause.namedChildren.filter((child) => child?.type === 'case_pattern');
+        const values = patterns.flatMap((pattern) => (pattern ? pattern.descendantsOfType('string').map((item) => stringValue(item)) : []));
+        const wildcard = patterns.some((pattern) => pattern?.text === '_');
+        if (!wildcard && !values.includes(this.dispatch!.tool)) continue;
+      }
+      const consequence = clause.childForFieldName('consequence');
+      if (consequence) this.block(consequence);
+      if (dispatching && !isWildcardCase(clause)) return;
+    }
+  }
+
+  // ─── Guards in conditions ──────────────────────────────────────────────────────────────────────
+
+  /** Recognises containment, allowlist and pattern checks in a condition and marks the checked variable. */
+  private guards(condition: Node): void {
+    for (const call of [condition, ...condition.descendantsOfType('call')]) {
+      if (!call || call.type !== 'call') continue;
+      const callee = call.childForFieldName('function');
+      const method = callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
+      const args = callArguments(call);
+      if (method === 'startswith' || method === 'is_relative_to' || method === 'relative_to') {
+        const subject = baseIdentifier(callee!.childForFieldName('object')!);
+        if (subject) this.markContainment(subject);
+        continue;
+      }
+      const name = dottedName(callee);
+      const qualified = name ? qualify(this.module, name) : '';
+      if (qualified === 'os.path.commonpath' || qualified === 'os.path.commonprefix') {
+        for (const identifier of call.descendantsOfType('identifier')) if (identifier && this.env.has(identifier.text)) this.markContainment(identifier.text);
+        continue;
+      }
+      if (/^re\.(fullmatch|match)$/.test(qualified) || method === 'fullmatch' || method === 'match') {
+        const subject = qualified.startsWith('re.') ? args.positional[1] : args.positional[0];
+        const base = subject ? baseIdentifier(subject) : undefined;
+        if (base) this.mark(base, 'pattern-check');
+      }
+    }
+    for (const comparison of [condition, ...condition.descendantsOfType('comparison_operator')]) {
+      if (!comparison || comparison.type !== 'comparison_operator') continue;
+      const operators = comparison.children.filter((child) => child && !child.isNamed).map((child) => child!.text);
+      if (!operators.some((operator) => operator === 'in' || operator === 'not in' || operator === 'not')) continue;
+      const left = comparison.namedChildren[0];
+      if (!left) continue;
+      if (left.type === 'attribute' && /^(hostname|netloc|host)$/.test(left.childForFieldName('attribute')?.text ?? '')) {
+        const object = left.childForFieldName('object')!;
+        const subject = object.type === 'call' ? this.urlParseSubject(object) : baseIdentifier(object);
+        if (subject) {
+          this.mark(subject, 'url-allowlist');
+          const source = this.derivedFrom.get(subject);
+          if (source) this.mark(source, 'url-allowlist');
+        }
+      } else if (left.type === 'identifier') {
+        this.mark(left.text, 'allowlist');
+      }
+    }
+  }
+
+  private markContainment(name: string): void {
+    const taints = this.env.get(name);
+    if (!taints) return;
+    const resolved = taints.some((taint) => taint.resolved);
+    this.mark(name, resolved ? 'realpath-containment' : 'path-containment');
+  }
+
+  private mark(name: string, sanitizer: string): void {
+    const taints = this.env.get(name);
+    if (taints) this.env.set(name, withSanitizer(taints, sanitizer));
+  }
+
+  /** `urlparse(url)` / `urlsplit(url)` / `httpx.URL(url)` → the name of `url`. */
+  private urlParseSubject(call: Node): string | undefined {
+    const name = dottedName(call.childForFieldName('function'));
+    if (!name || !/(^|\.)(urlparse|urlsplit|URL|urllib\.parse\.urlparse)$/.test(name)) return undefined;
+    const subject = callArguments(call).positional[0];
+    return subject ? baseIdentifier(subject) : undefined;
+  }
+
+  // ─── Expressions ──────────────────────────────────────────────────────────────────────────────
+
+  expression(node: Node): Taint[] {
+    switch (node.type) {
+      case 'identifier': {
+        const local = this.env.get(node.text);
+        if (local) return local;
+        if (this.module.constants.has(node.text)) return this.engine.moduleValue(this.module, node.text);
+        return [];
+      }
+      case 'string':
+      case 'concatenated_string':
+        return this.stringExpression(node);
+      case 'binary_operator': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        const sensitive = node.childForFieldName('operator')?.text === '/' ? this.sensitivePath(node) : undefined;
+        return union(embedded(union(left ? this.expression(left) : [], right ? this.expression(right) : [])), sensitive ? [sensitive] : []);
+      }
+      case 'boolean_operator':
+      case 'conditional_expression':
+      case 'expression_list':
+      case 'set':
+      case 'dictionary':
+      case 'pair':
+      case 'list_comprehension':
+      case 'set_comprehension':
+      case 'dictionary_comprehension':
+      case 'generator_expression':
+      case 'for_in_clause':
+      case 'if_clause':
+      case 'comparison_operator':
+      case 'not_operator':
+      case 'unary_operator':
+      case 'list_splat':
+      case 'dictionary_splat':
+      case 'keyword_argument':
+        return union(...node.namedChildren.map((child) => (child ? this.expression(child) : [])));
+      case 'list':
+      case 'tuple':
+        return this.sequence(node);
+      case 'parenthesized_expression':
+      case 'await':
+        return node.namedChildren[0] ? this.expression(node.namedChildren[0]) : [];
+      case 'named_expression': {
+        const name = node.childForFieldName('name');
+        const value = node.childForFieldName('value');
+        const taints = value ? this.expression(value) : [];
+        if (name && value) this.assign(name, taints, value);
+        return taints;
+      }
+      case 'subscript':
+        return this.subscript(node);
+      case 'attribute': {
+        const name = dottedName(node);
+        if (name && qualify(this.module, name) === 'os.environ') return [envTaint(this.module.path, node)];
+        const object = node.childForFieldName('object');
+        return object ? this.expression(object).map((taint) => derive(taint, { argv: undefined, shellList: undefined })) : [];
+      }
+      case 'call':
+        return this.call(node);
+      default:
+        return [];
+    }
+  }
+
+  private stringExpression(node: Node): Taint[] {
+    const parts: Taint[][] = [];
+    let holes = 0;
+    let literal = '';
+    for (const part of node.type === 'concatenated_string' ? node.namedChildren : [node]) {
+      if (!part) continue;
+      for (const child of part.namedChildren) {
+        if (child?.type === 'interpolation') {
+          holes++;
+          const expression = child.childForFieldName('expression');
+          if (expression) parts.push(this.expression(expression));
+        } else if (child?.type === 'string_content') {
+          literal += child.text;
+        }
+      }
+    }
+    const sensitive = holes === 0 ? sensitiveTaint(this.module.path, node, stringValue(node) ?? literal) : undefined;
+    const taints = union(...parts);
+    const whole = holes === 1 && literal.length === 0;
+    return union(whole ? taints : embedded(taints), sensitive ? [sensitive] : []);
+  }
+
+  /** A list or tuple literal: its first element is the program of an argv, the rest are arguments. */
+  private sequence(node: Node): Taint[] {
+    const elements = node.namedChildren.filter((child): child is Node => child !== null);
+    const first = stringValue(elements[0]);
+    const shellList = first !== undefined && SHELLS.test(first) && elements.some((element) => /^[-/]c$/i.test(stringValue(element) ?? ''));
+    const result: Taint[][] = elements.map((element, index) =>
+      this.expression(element).map((taint) => derive(taint, { argv: index === 0 ? 'program' : 'arg', shellList: shellList || undefined })),
+    );
+    return union(...result);
+  }
+
+  private subscript(node: Node): Taint[] {
+    const value = node.childForFieldName('value');
+    if (!value || this.isEnviron(value)) return [];
+    const index = node.childForFieldName('subscript');
+    return this.pick(value, index ? stringValue(index) : undefined, node);
+  }
+
+  /** `container[key]` / `container.get(key)`: a constant key on the tool's arguments picks one parameter. */
+  private pick(container: Node, key: string | undefined, at: Node): Taint[] {
+    return this.expression(container).map((taint) => {
+      if (key === undefined) return derive(taint, { dict: undefined, argv: undefined, shellList: undefined });
+      if (taint.dict) {
+        const declared = taint.dict.find((parameter) => parameter.name === key);
+        return derive(taint, {
+          origin: { ...taint.origin, param: key },
+          dict: undefined,
+          sanitizers: [...taint.sanitizers, ...(declared ? schemaSanitizers(declared) : [])],
+          steps: [...taint.steps, this.step(at, `argument ${key}`)],
+        });
+      }
+      if (taint.param && taint.param.key === undefined) return derive(taint, { param: { index: taint.param.index, key }, argv: undefined, shellList: undefined });
+      return derive(taint, { argv: undefined, shellList: undefined });
+    });
+  }
+
+  private call(node: Node): Taint[] {
+    const callee = node.childForFieldName('function');
+    if (!callee) return [];
+    const args = callArguments(node);
+    const written = dottedName(callee);
+    const qualified = written ? qualify(this.module, written) : undefined;
+    const object = callee.type === 'attribute' ? callee.childForFieldName('object') : undefined;
+    const method = callee.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
+    const receiverType = object ? this.typeOf(object) : undefined;
+
+    const argTaints = args.positional.map((argument) => this.expression(argument));
+    const keywordTaints = new Map([...args.keywords].map(([key, value]) => [key, this.expression(value)] as const));
+    const splatTaints = args.splats.map((splat) => this.expression(splat));
+    const receiver = object ? this.expression(object) : [];
+
+    const sinkKind = this.sinks(node, { written: written ?? callee.text, qualified, method, object, receiverType, args, argTaints, keywordTaints, receiver });
+    // What a process, a database or a remote server answers is not the caller's value any more.
+    if (sinkKind && OPAQUE_RESULTS.has(sinkKind)) return [];
+
+    // Origins produced by the call itself.
+    if (qualified) {
+      const decoded = this.decodedConstant(node, qualified, args);
+      if (decoded) return [decoded];
+      if (method === 'copy' && object && qualify(this.module, dottedName(object) ?? '') === 'os.environ') return [envTaint(this.module.path, node)];
+    }
+    const allArgs = union(...argTaints, ...keywordTaints.values(), ...splatTaints);
+
+    if (qualified) {
+      if (NUMERIC_CALLS.has(qualified)) return withSanitizer(allArgs, 'numeric');
+      if (qualified === 'shlex.quote' || qualified === 'pipes.quote') return withSanitizer(allArgs, 'shell-escape');
+      if (BASENAME_CALLS.has(qualified) || /(^|\.)secure_filename$/.test(qualified)) return withSanitizer(allArgs, 'basename');
+      if (RESOLVE_CALLS.has(qualified)) return allArgs.map((taint) => derive(taint, { resolved: true }));
+      if (PARAMETERISED_SQL_CALLS.test(qualified)) return withSanitizer(allArgs, 'parameterised-sql');
+      if (qualified === 'shlex.split') return allArgs.map((taint) => derive(taint, { argv: taint.composition === 'embedded' ? 'arg' : 'program' }));
+      if (qualified === 'os.path.join' || qualified === 'posixpath.join') {
+        const sensitive = this.sensitivePath(node);
+        return union(args.positional.length > 1 ? embedded(allArgs) : allArgs, sensitive ? [sensitive] : []);
+      }
+      if (qualified === 'dict' && args.positional.length === 1 && qualify(this.module, dottedName(args.positional[0]) ?? '') === 'os.environ') {
+        return [envTaint(this.module.path, node)];
+      }
+    }
+    // One named variable is configuration, not a dump of the environment.
+    if (method === 'get' && object && this.isEnviron(object)) return [];
+    if (method === 'get' && object && args.positional[0]) {
+      const key = stringValue(args.positional[0]);
+      if (key !== undefined) return union(this.pick(object, key, node), ...argTaints.slice(1));
+    }
+    if (method === 'resolve' || method === 'absolute') return receiver.map((taint) => derive(taint, { resolved: true }));
+
+    const helper = this.program.resolveFunction(this.module, callee);
+    if (helper && (helper.module === this.module || this.allowCross)) {
+      return this.callHelper(node, helper, args, argTaints, keywordTaints);
+    }
+
+    if (method && MUTATING_METHODS.has(method) && object) {
+      const base = baseIdentifier(object);
+      if (base && allArgs.length > 0) this.env.set(base, union(this.env.get(base) ?? [], withStep(embedded(allArgs), this.step(node, `added to ${base}`))));
+    }
+    // Unknown calls pass their inputs through: str(x), x.strip(), json.dumps(x), Path(x).
+    if (method && EMBEDDING_METHODS.has(method)) return embedded(union(receiver, allArgs));
+    return union(receiver.map((taint) => derive(taint, { argv: undefined, shellList: undefined, dict: undefined })), allArgs);
+  }
+
+  private isEnviron(node: Node): boolean {
+    const name = dottedName(node);
+    return name !== undefined && qualify(this.module, name) === 'os.environ';
+  }
+
+  private get program(): PyProgram {
+    return this.engine.program;
+  }
+
+  private callHelper(node: Node, helper: { module: PyModule; definition: Node }, args: CallArguments, argTaints: Taint[][], keywordTaints: Map<string, Taint[]>): Taint[] {
+    const crossFile = helper.module !== this.module;
+    // Fast mode follows a helper in another file one hop deep: that helper does not follow further files.
+    const allowCross = this.engine.mode === 'deep' ? true : !crossFile && this.allowCross;
+    const summary = this.engine.summary(helper.module, helper.definition, allowCross);
+    const parameters = functionParameters(helper.definition).map((parameter) => parameterName(parameter)!);
+    const offset = parameters[0] === 'self' || parameters[0] === 'cls' ? 1 : 0;
+    const bound: Taint[][] = parameters.map((name, index) => {
+      if (index < offset) return [];
+      return argTaints[index - offset] ?? keywordTaints.get(name) ?? [];
+    });
+    const name = helper.definition.childForFieldName('name')?.text ?? 'helper';
+    const adapt = (inner: Taint): Taint[] => {
+      const index = inner.param!.index;
+      const note = this.step(node, `passed to ${name}(${parameters[index] ?? index})`);
+      return (bound[index] ?? []).map((outer) => {
+        const result = substitute(outer, inner, note);
+        if (crossFile) result.crossFile = true;
+        return result;
+      });
+    };
+    for (const hit of summary.hits) {
+      const adapted = adapt(hit.taint);
+      if (adapted.length > 0) this.report(hit.sink, adapted);
+    }
+    const returned: Taint[] = [];
+    for (const value of summary.returns) {
+      if (value.param) returned.push(...adapt(value));
+      else returned.push(crossFile ? { ...value, crossFile: true } : value);
+    }
+    return withStep(union(returned), this.step(node, `returned from ${name}`));
+  }
+
+  private decodedConstant(node: Node, qualified: string, args: CallArguments): Taint | undefined {
+    const first = args.positional[0];
+    if (!first) return undefined;
+    let text: string | undefined;
+    const encoding = DECODERS[qualified];
+    const literal = this.staticText(first);
+    if (encoding && literal.complete) {
+      text = Buffer.from(literal.text, encoding).toString('utf8');
+    } else if (qualified === 'codecs.decode' && literal.complete) {
+      const codec = stringValue(args.positional[1] ?? args.keywords.get('encoding'))?.toLowerCase().replace('-', '_');
+      if (codec === 'rot13' || codec === 'rot_13') text = literal.text.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c === c.toLowerCase() ? 97 : 65)));
+      else if (codec === 'hex') text = Buffer.from(literal.text, 'hex').toString('utf8');
+      else if (codec === 'base64') text = Buffer.from(literal.text, 'base64').toString('utf8');
+    } else if ((qualified === 'zlib.decompress' || qualified === 'gzip.decompress') && first.type === 'call') {
+      const innerName = dottedName(first.childForFieldName('function'));
+      const inner = innerName ? DECODERS[qualify(this.module, innerName)] : undefined;
+      const payload = this.staticText(callArguments(first).positional[0] ?? first);
+      if (inner && payload.complete) {
+        try {
+          const bytes = Buffer.from(payload.text, inner);
+          text = (qualified === 'gzip.decompress' ? gunzipSync(bytes) : inflateSync(bytes)).toString('utf8');
+        } catch {
+          text = undefined;
+        }
+      }
+    }
+    if (text === undefined) return undefined;
+    return {
+      origin: { kind: 'decoded-constant', detail: text.length > 200 ? `${text.slice(0, 200)}…` : text },
+      composition: 'whole',
+      steps: [this.step(node, `decoded by ${qualified}`)],
+      sanitizers: [],
+      crossFile: false,
+    };
+  }
+
+  // ─── Sinks ────────────────────────────────────────────────────────────────────────────────────
+
+  private sinks(
+    node: Node,
+    call: {
+      written: string;
+      qualified: string | undefined;
+      method: string | undefined;
+      object: Node | null | undefined;
+      receiverType: string | undefined;
+      args: CallArguments;
+      argTaints: Taint[][];
+      keywordTaints: Map<string, Taint[]>;
+      receiver: Taint[];
+    },
+  ): SinkKind | undefined {
+    const { written, qualified, method, receiverType, args, argTaints, keywordTaints, receiver } = call;
+    const positional = (index: number, keyword?: string): Taint[] => argTaints[index] ?? (keyword ? keywordTaints.get(keyword) : undefined) ?? [];
+    const isLocalFunction = qualified !== undefined && !qualified.includes('.') && this.module.functions.has(qualified);
+
+    if (qualified && !isLocalFunction) {
+      if (COMMAND_SHELL.has(qualified)) {
+        this.report(this.sinkAt(node, 'command', written, { shell: true }), positional(0, 'cmd'));
+        return 'command';
+      }
+      if (COMMAND_SUBPROCESS.has(qualified)) {
+        const shell = this.isTrue(args.keywords.get('shell'));
+        this.commandSink(node, written, positional(0, 'args'), shell);
+        return 'command';
+      }
+      if (COMMAND_ARGV.test(qualified)) {
+        const taints = union(
+          ...argTaints.map((taints, index) => taints.map((taint) => derive(taint, { argv: taint.argv ?? (index === 0 ? 'program' : 'arg') }))),
+        );
+        this.commandSink(node, written, taints, false);
+        return 'command';
+      }
+      if (CODE_CALLS.has(qualified)) {
+        this.report(this.sinkAt(node, 'code', written), positional(0));
+        return 'code';
+      }
+      if (DESERIALIZE_CALLS.has(qualified) || (YAML_LOAD.has(qualified) && !SAFE_YAML_LOADER.test(args.keywords.get('Loader')?.text ?? args.positional[1]?.text ?? ''))) {
+        this.report(this.sinkAt(node, 'deserialize', written), positional(0));
+        return 'deserialize';
+      }
+      if (OPEN_CALLS.has(qualified)) {
+        const mode = stringValue(args.positional[1] ?? args.keywords.get('mode')) ?? 'r';
+        this.report(this.sinkAt(node, /[wax+]/.test(mode) ? 'file-write' : 'file-read', written), positional(0, 'file'));
+        return 'file-read';
+      }
+      if (FILE_WRITE_CALLS.has(qualified)) {
+        this.report(this.sinkAt(node, 'file-write', written), positional(0, 'path'));
+        return 'file-write';
+      }
+      if (FILE_MOVE_CALLS.has(qualified)) {
+        this.report(this.sinkAt(node, 'file-write', written), union(positional(0, 'src'), positional(1, 'dst')));
+        return 'file-write';
+      }
+      if (FILE_COPY_CALLS.has(qualified)) {
+        this.report(this.sinkAt(node, 'file-read', written), positional(0, 'src'));
+        this.report(this.sinkAt(node, 'file-write', written), positional(1, 'dst'));
+        return 'file-write';
+      }
+      if (FILE_READ_CALLS.has(qualified)) {
+        this.report(this.sinkAt(node, 'file-read', written), positional(0, 'path'));
+        return 'file-read';
+      }
+      if (SQL_CALLS.has(qualified)) {
+        this.report(this.sinkAt(node, 'sql', written), positional(0, 'sql'));
+        return 'sql';
+      }
+      if (qualified === 'urllib.request.urlopen' || qualified === 'urllib.request.Request' || qualified === 'urllib2.urlopen') {
+        const urlNode = args.positional[0] ?? args.keywords.get('url');
+        if (qualified.endsWith('urlopen') && urlNode && this.typeOf(urlNode) === 'urllib.request.Request') return 'network';
+        this.networkSink(node, written, urlNode, positional(0, 'url'), union(positional(1, 'data')));
+        return 'network';
+      }
+    }
+
+    const client = receiverType ?? (qualified ? qualified.split('.').slice(0, -1).join('.') : undefined);
+    if (method && HTTP_METHODS.has(method) && client && HTTP_CLIENT_TYPES.has(client)) {
+      const urlIndex = method === 'request' || method === 'stream' ? 1 : 0;
+      const urlNode = args.positional[urlIndex] ?? args.keywords.get('url');
+      const payload = union(
+        ...PAYLOAD_KEYWORDS.map((key) => keywordTaints.get(key) ?? []),
+        ...(method === 'post' || method === 'put' || method === 'patch' ? [argTaints[urlIndex + 1] ?? []] : []),
+      );
+      this.networkSink(node, written, urlNode, urlNode ? this.expression(urlNode) : [], payload);
+      return 'network';
+    }
+
+    if (!method) return undefined;
+    if (SQL_METHODS.has(method)) {
+      this.report(this.sinkAt(node, 'sql', written), positional(0, 'statement'));
+      return 'sql';
+    }
+    if (method === 'sendmail' || method === 'send_message') {
+      this.emailSink(node, written, call.object, args, argTaints, keywordTaints);
+      return 'email';
+    }
+    const pathLike = receiverType === 'pathlib.Path';
+    if (PATH_READ_METHODS.has(method) && (pathLike || method.startsWith('read_'))) {
+      this.report(this.sinkAt(node, 'file-read', written), receiver);
+      return 'file-read';
+    }
+    if (PATH_WRITE_METHODS.has(method) && (pathLike || method.startsWith('write_'))) {
+      this.report(this.sinkAt(node, 'file-write', written), union(receiver, method === 'rename' || method === 'replace' ? positional(0, 'target') : []));
+      return 'file-write';
+    }
+    if (method === 'open' && pathLike) {
+      const mode = stringValue(args.positional[0] ?? args.keywords.get('mode')) ?? 'r';
+      this.report(this.sinkAt(node, /[wax+]/.test(mode) ? 'file-write' : 'file-read', written), receiver);
+    }
+    return undefined;
+  }
+
+  private commandSink(node: Node, callee: string, taints: Taint[], shell: boolean): void {
+    for (const taint of taints) {
+      const shellled = shell || !!taint.shellList;
+      // Without a shell, an argument past the program name cannot start another command.
+      const guarded = !shellled && taint.argv === 'arg';
+      this.report(this.sinkAt(node, 'command', callee, { shell: shellled }), guarded ? withSanitizer([taint], 'execFile-argv') : [taint]);
+    }
+  }
+
+  private networkSink(node: Node, callee: string, urlNode: Node | undefined, urlTaints: Taint[], payload: Taint[]): void {
+    const url = urlNode ? this.staticText(urlNode) : { text: '', complete: false };
+    const fixedHost = !url.complete && FIXED_HOST.test(url.text);
+    const target = url.complete ? url.text : fixedHost ? (/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+/i.exec(url.text)?.[0] ?? undefined) : undefined;
+    const extra = target ? { target } : {};
+    const inputs = urlTaints.filter((taint) => taint.origin.kind === 'tool-input' || taint.param);
+    // Secrets spliced into a URL leave the process as surely as a request body.
+    const leaked = urlTaints.filter((taint) => !(taint.origin.kind === 'tool-input' || taint.param));
+    if (inputs.length > 0) this.report(this.sinkAt(node, 'network', callee, extra), fixedHost ? withSanitizer(inputs, 'fixed-host') : inputs);
+    if (leaked.length > 0 || payload.length > 0) this.report(this.sinkAt(node, 'network-send', callee, extra), union(leaked, payload));
+  }
+
+  private emailSink(node: Node, callee: string, object: Node | null | undefined, args: CallArguments, argTaints: Taint[][], keywordTaints: Map<string, Taint[]>): void {
+    const sendmail = callee.endsWith('sendmail');
+    const messageNode = sendmail ? (args.positional[2] ?? args.keywords.get('msg')) : (args.positional[0] ?? args.keywords.get('msg'));
+    const recipientsNode = sendmail ? (args.positional[1] ?? args.keywords.get('to_addrs')) : (args.positional[2] ?? args.keywords.get('to_addrs'));
+    const recipients: string[] = [];
+    if (recipientsNode) {
+      const elements = recipientsNode.type === 'list' || recipientsNode.type === 'tuple' ? recipientsNode.namedChildren.filter((item): item is Node => item !== null) : [recipientsNode];
+      const mixed = elements.some((element) => !this.staticText(element).complete);
+      for (const element of elements) {
+        const text = this.staticText(element);
+        // A constant address next to the caller's own recipient is a silent extra copy.
+        if (text.complete) recipients.push(...text.text.split(/\s*[,;]\s*/).filter(Boolean).map((item) => (mixed ? `bcc:${item}` : item)));
+      }
+    }
+    if (messageNode) {
+      const base = baseIdentifier(messageNode);
+      if (base) recipients.push(...(this.recipients.get(base) ?? []));
+    }
+    const extra = recipients.length > 0 ? { target: [...new Set(recipients)].join(', ') } : {};
+    const messageTaints = messageNode ? this.expression(messageNode) : [];
+    const recipientTaints = recipientsNode ? this.expression(recipientsNode) : [];
+    void argTaints;
+    void keywordTaints;
+    void object;
+    this.report(this.sinkAt(node, 'email', callee, extra), union(messageTaints, recipientTaints));
+  }
+
+  private isTrue(node: Node | undefined): boolean {
+    if (!node) return false;
+    if (node.type === 'true') return true;
+    return node.type === 'identifier' && this.module.constants.get(node.text)?.type === 'true';
+  }
+
+  /** A path assembled from constant pieces (`Path.home() / ".aws" / "credentials"`) that names a secret store. */
+  private sensitivePath(node: Node): Taint | undefined {
+    const text = this.staticPath(node, 0);
+    return text.includes('/') ? sensitiveTaint(this.module.path, node, text) : undefined;
+  }
+
+  private staticPath(node: Node, depth: number): string {
+    if (depth > 8) return '*';
+    const literal = stringValue(node);
+    if (literal !== undefined) return literal;
+    switch (node.type) {
+      case 'identifier': {
+        const constant = this.env.has(node.text) ? undefined : this.module.constants.get(node.text);
+        return constant ? this.staticPath(constant, depth + 1) : '*';
+      }
+      case 'parenthesized_expression':
+        return node.namedChildren[0] ? this.staticPath(node.namedChildren[0], depth + 1) : '*';
+      case 'binary_operator': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        return `${left ? this.staticPath(left, depth + 1) : '*'}/${right ? this.staticPath(right, depth + 1) : '*'}`;
+      }
+      case 'call': {
+        const callee = node.childForFieldName('function');
+        const name = qualify(this.module, dottedName(callee) ?? '');
+        const args = callArguments(node).positional;
+        if (name === 'pathlib.Path.home' || (name === 'os.path.expanduser' && args[0] === undefined)) return '~';
+        if (name === 'os.path.join' || name === 'posixpath.join' || name === 'pathlib.Path' || name === 'os.path.expanduser') {
+          return args.map((arg) => this.staticPath(arg, depth + 1)).join('/');
+        }
+        if (callee?.type === 'attribute' && /^(expanduser|resolve|absolute|joinpath)$/.test(callee.childForFieldName('attribute')?.text ?? '')) {
+          const receiver = this.staticPath(callee.childForFieldName('object')!, depth + 1);
+          return [receiver, ...args.map((arg) => this.staticPath(arg, depth + 1))].join('/');
+        }
+        return '*';
+      }
+      default:
+        return '*';
+    }
+  }
+
+  // ─── Static values ────────────────────────────────────────────────────────────────────────────
+
+  /** The type of an object expression, for method sinks: Path, HTTP clients, SMTP, urllib Request. */
+  typeOf(node: Node): string | undefined {
+    switch (node.type) {
+      case 'identifier':
+        if (this.types.has(node.text)) return this.types.get(node.text);
+        if (!this.env.has(node.text) && this.module.constants.has(node.text)) {
+          const value = this.module.constants.get(node.text)!;
+          return value.type === 'call' ? this.typeOf(value) : undefined;
+        }
+        return undefined;
+      case 'parenthesized_expression':
+      case 'await':
+        return node.namedChildren[0] ? this.typeOf(node.namedChildren[0]) : undefined;
+      case 'binary_operator': {
+        const left = node.childForFieldName('left');
+        return left && this.typeOf(left) === 'pathlib.Path' ? 'pathlib.Path' : undefined;
+      }
+      case 'attribute': {
+        const object = node.childForFieldName('object');
+        return object && this.typeOf(object) === 'pathlib.Path' && /^(parent|parents)$/.test(node.childForFieldName('attribute')?.text ?? '') ? 'pathlib.Path' : undefined;
+      }
+      case 'call': {
+        const callee = node.childForFieldName('function');
+        const name = dottedName(callee);
+        if (name) {
+          const known = KNOWN_TYPES[qualify(this.module, name)];
+          if (known) return known;
+        }
+        if (callee?.type === 'attribute') {
+          const object = callee.childForFieldName('object');
+          const method = callee.childForFieldName('attribute')?.text ?? '';
+          if (object && this.typeOf(object) === 'pathlib.Path' && /^(resolve|absolute|expanduser|joinpath|with_name|with_suffix|relative_to)$/.test(method)) return 'pathlib.Path';
+        }
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** The constant text a value starts with (URLs, recipients, dispatcher names), following local and module constants. */
+  staticText(node: Node, depth = 0): StaticText {
+    const none = { text: '', complete: false };
+    if (depth > 8) return none;
+    switch (node.type) {
+      case 'string':
+      case 'concatenated_string': {
+        let text = '';
+        for (const part of node.type === 'concatenated_string' ? node.namedChildren : [node]) {
+          if (!part) continue;
+          const constant = stringValue(part);
+          if (constant !== undefined) {
+            text += constant;
+            continue;
+          }
+          for (const child of part.namedChildren) {
+            if (child?.type === 'string_content') text += child.text;
+            else if (child?.type === 'interpolation') {
+              const expression = child.childForFieldName('expression');
+              const inner = expression ? this.staticText(expression, depth + 1) : none;
+              text += inner.text;
+              if (!inner.complete) return { text, complete: false };
+            }
+          }
+        }
+        return { text, complete: true };
+      }
+      case 'identifier': {
+        const local = this.texts.get(node.text);
+        if (local) return local;
+        if (this.env.has(node.text)) return none;
+        const constant = this.module.constants.get(node.text);
+        return constant ? this.staticText(constant, depth + 1) : none;
+      }
+      case 'parenthesized_expression':
+        return node.namedChildren[0] ? this.staticText(node.namedChildren[0], depth + 1) : none;
+      case 'binary_operator': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        const operator = node.childForFieldName('operator')?.text;
+        if (!left || operator !== '+') return none;
+        const head = this.staticText(left, depth + 1);
+        if (!head.complete || !right) return head;
+        const tail = this.staticText(right, depth + 1);
+        return { text: head.text + tail.text, complete: tail.complete };
+      }
+      case 'call': {
+        const callee = node.childForFieldName('function');
+        if (callee?.type === 'attribute' && callee.childForFieldName('attribute')?.text === 'format') {
+          const template = this.staticText(callee.childForFieldName('object')!, depth + 1);
+          const hole = template.text.indexOf('{');
+          return hole === -1 ? template : { text: template.text.slice(0, hole), complete: false };
+        }
+        return none;
+      }
+      default:
+        return none;
+    }
+  }
+}
+
+function isWildcardCase(clause: Node): boolean {
+  return clause.namedChildren.some((child) => child?.type === 'case_pattern' && child.text === '_');
+}
+
+function baseIdentifier(node: Node): string | undefined {
+  let current: Node | null = node;
+  while (current) {
+    if (current.type === 'identifier') return current.text;
+    if (current.type === 'attribute') current = current.childForFieldName('object');
+    else if (current.type === 'subscript') current = current.childForFieldName('value');
+    else if (current.type === 'parenthesized_expression' || current.type === 'await') current = current.namedChildren[0] ?? null;
+    else if (current.type === 'call' && current.childForFieldName('function')?.text === 'str') current = callArguments(current).positional[0] ?? null;
+    else return undefined;
+  }
+  return undefined;
+}
+
+function envTaint(file: string, node: Node): Taint {
+  return {
+    origin: { kind: 'env', detail: 'os.environ' },
+    composition: 'whole',
+    steps: [{ file, line: node.startPosition.row + 1, note: 'the whole environment (os.environ)' }],
+    sanitizers: [],
+    crossFile: false,
+  };
+}
+
+function sensitiveTaint(file: string, node: Node, text: string): Taint | undefined {
+  if (text.length > 300 || !SENSITIVE_PATH.test(text)) return undefined;
+  // Byte strings and docstrings are not paths.
+  if (stringPrefix(node).includes('b')) return undefined;
+  return {
+    origin: { kind: 'sensitive-file', detail: text },
+    composition: 'whole',
+    steps: [{ file, line: node.startPosition.row + 1, note: `reads ${text}` }],
+    sanitizers: [],
+    crossFile: false,
+  };
+}

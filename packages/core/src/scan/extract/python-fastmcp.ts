@@ -1,0 +1,269 @@
+// Tools, prompts, resources and instructions of FastMCP servers (`mcp.server.fastmcp.FastMCP` and the standalone
+// `fastmcp` package), read from decorators, signatures and docstrings without running anything.
+import type { ToolDefinition, ToolParameter } from '../model.js';
+import {
+  handlerId,
+  resolveConstant,
+  type PyExtraction,
+  type PyHandler,
+  type PyModule,
+  type PyProgram,
+} from '../analysis/python/program.js';
+import {
+  callArguments,
+  docstring,
+  dottedName,
+  functionParameters,
+  literalValue,
+  location,
+  parameterName,
+  stringValue,
+  type Node,
+} from '../analysis/python/syntax.js';
+
+/** Names bound to `FastMCP(...)` anywhere in the package: tools are often declared in a module that imports the server object. */
+export function fastMcpServerNames(program: PyProgram): Set<string> {
+  const names = new Set<string>();
+  for (const module of program.modules) {
+    for (const [name, value] of module.constants) {
+      if (isFastMcpConstructor(value)) names.add(name);
+    }
+  }
+  return names;
+}
+
+function isFastMcpConstructor(node: Node): boolean {
+  return node.type === 'call' && /(^|\.)FastMCP$/.test(dottedName(node.childForFieldName('function')) ?? '');
+}
+
+const DECORATOR_KINDS: Record<string, ToolDefinition['kind']> = { tool: 'tool', prompt: 'prompt', resource: 'resource' };
+
+export function extractFastMcp(module: PyModule, serverNames: ReadonlySet<string>): PyExtraction {
+  const tools: ToolDefinition[] = [];
+  const handlers: PyHandler[] = [];
+
+  for (const [name, value] of module.constants) {
+    if (!isFastMcpConstructor(value)) continue;
+    const args = callArguments(value);
+    const serverName = stringValue(resolveConstant(module, args.positional[0] ?? args.keywords.get('name'))) ?? name;
+    const instructions = stringValue(resolveConstant(module, args.keywords.get('instructions')));
+    if (instructions) {
+      tools.push({
+        kind: 'instructions',
+        name: serverName,
+        description: instructions,
+        parameters: [],
+        location: location(module.path, value),
+        extractor: 'python-fastmcp',
+      });
+    }
+  }
+
+  for (const decorated of module.decorated) {
+    const definition = decorated.childForFieldName('definition');
+    if (!definition) continue;
+    for (const decorator of decorated.namedChildren) {
+      if (decorator?.type !== 'decorator') continue;
+      const expression = decorator.namedChildren[0];
+      if (!expression) continue;
+      const call = expression.type === 'call' ? expression : undefined;
+      const target = dottedName(call ? call.childForFieldName('function') : expression);
+      const match = target ? /^(\w+)\.(tool|prompt|resource)$/.exec(target) : null;
+      if (!match || !serverNames.has(match[1]!)) continue;
+      const kind = DECORATOR_KINDS[match[2]!]!;
+      const tool = toolFromFunction(module, definition, kind, call);
+      tools.push(tool);
+      if (kind !== 'prompt') {
+        handlers.push({ kind: 'function', tool: tool.name, module, definition, parameters: tool.parameters });
+      }
+    }
+  }
+  return { tools, handlers };
+}
+
+function toolFromFunction(module: PyModule, definition: Node, kind: ToolDefinition['kind'], decorator: Node | undefined): ToolDefinition {
+  const functionName = definition.childForFieldName('name')?.text ?? '<anonymous>';
+  const options = decorator ? callArguments(decorator) : undefined;
+  const option = (key: string) => (options ? resolveConstant(module, options.keywords.get(key)) : undefined);
+  const name = stringValue(option('name')) ?? functionName;
+  const doc = docstring(definition);
+  const argDocs = doc ? googleArgs(doc) : new Map<string, string>();
+  const tool: ToolDefinition = {
+    kind,
+    name,
+    description: stringValue(option('description')) ?? doc,
+    parameters: functionParameters(definition)
+      .map((parameter) => toolParameter(module, parameter, argDocs))
+      .filter((parameter): parameter is ToolParameter => parameter !== undefined),
+    location: location(module.path, definition.childForFieldName('name') ?? definition),
+    extractor: 'python-fastmcp',
+    handlerId: handlerId(module, definition, name),
+  };
+  const title = stringValue(option('title'));
+  if (title) tool.title = title;
+  const annotations = annotationsOf(option('annotations'));
+  if (annotations) tool.annotations = annotations;
+  if (kind === 'resource') {
+    const uri = stringValue(resolveConstant(module, options?.positional[0] ?? options?.keywords.get('uri')));
+    if (uri) tool.uri = uri;
+  }
+  return tool;
+}
+
+/** `annotations={"readOnlyHint": True}` or `annotations=ToolAnnotations(readOnlyHint=True)`. */
+export function annotationsOf(node: Node | undefined): Record<string, unknown> | undefined {
+  if (!node) return undefined;
+  if (node.type === 'call') {
+    const result: Record<string, unknown> = {};
+    for (const [key, value] of callArguments(node).keywords) {
+      const literal = literalValue(value);
+      if (literal !== undefined) result[key] = literal;
+    }
+    return result;
+  }
+  const literal = literalValue(node);
+  return literal !== null && typeof literal === 'object' && !Array.isArray(literal) ? literal : undefined;
+}
+
+const SKIPPED_PARAMETERS = new Set(['self', 'cls']);
+
+function toolParameter(module: PyModule, parameter: Node, argDocs: Map<string, string>): ToolParameter | undefined {
+  const name = parameterName(parameter);
+  if (!name || SKIPPED_PARAMETERS.has(name)) return undefined;
+  const typeNode = parameter.childForFieldName('type') ?? undefined;
+  // The request context is injected by the framework, never supplied by the model.
+  if (typeNode && /(^|\.)Context\b/.test(typeNode.text)) return undefined;
+  if (!typeNode && name === 'ctx') return undefined;
+
+  const result: ToolParameter = { name, required: true };
+  let valueType = typeNode;
+  const annotated = typeNode ? genericParts(typeNode) : undefined;
+  if (annotated?.name === 'Annotated' && annotated.args[0]) {
+    valueType = annotated.args[0];
+    for (const metadata of annotated.args.slice(1)) {
+      const inner = unwrapType(metadata);
+      if (inner.type === 'call') applyField(module, inner, result, false);
+      else {
+        const text = stringValue(inner);
+        if (text) result.description ??= text;
+      }
+    }
+  }
+  if (valueType) {
+    result.type = valueType.text;
+    const alias = unwrapType(valueType);
+    // `Table = Literal[...]` declared once and used as the annotation.
+    const aliased = alias.type === 'identifier' ? module.constants.get(alias.text) : undefined;
+    const values = literalEnum(valueType) ?? (aliased ? literalEnum(aliased) : undefined);
+    if (values) result.enum = values;
+  }
+
+  const defaultNode = parameter.childForFieldName('value') ?? undefined;
+  if (defaultNode) {
+    result.required = false;
+    if (defaultNode.type === 'call' && /(^|\.)Field$/.test(dottedName(defaultNode.childForFieldName('function')) ?? '')) {
+      applyField(module, defaultNode, result, true);
+    } else {
+      const literal = literalValue(defaultNode);
+      if (literal !== undefined && literal !== null) result.default = literal;
+    }
+  }
+  if (!result.description) {
+    const documented = argDocs.get(name);
+    if (documented) result.description = documented;
+  }
+  return result;
+}
+
+/** Reads `Field(default, description=…, pattern=…)`; as a default value, `Field(...)` keeps the parameter required. */
+function applyField(module: PyModule, call: Node, parameter: ToolParameter, isDefault: boolean): void {
+  if (!/(^|\.)Field$/.test(dottedName(call.childForFieldName('function')) ?? '')) return;
+  const args = callArguments(call);
+  const description = stringValue(resolveConstant(module, args.keywords.get('description')));
+  if (description) parameter.description = description;
+  const pattern = stringValue(args.keywords.get('pattern') ?? args.keywords.get('regex'));
+  if (pattern) parameter.pattern = pattern;
+  const defaultNode = args.keywords.get('default') ?? args.positional[0];
+  if (isDefault) {
+    const required = defaultNode?.type === 'ellipsis' || (!defaultNode && !args.keywords.has('default_factory'));
+    parameter.required = required;
+  }
+  if (defaultNode && defaultNode.type !== 'ellipsis') {
+    const literal = literalValue(defaultNode);
+    if (literal !== undefined && literal !== null) parameter.default = literal;
+    parameter.required = false;
+  }
+}
+
+function unwrapType(node: Node): Node {
+  return node.type === 'type' && node.namedChildren[0] ? node.namedChildren[0] : node;
+}
+
+/** `Name[a, b]` written as a generic type or a subscript (`typing.Literal[...]`). */
+function genericParts(node: Node): { name: string; args: Node[] } | undefined {
+  const inner = unwrapType(node);
+  if (inner.type === 'generic_type') {
+    const name = inner.namedChildren[0]?.text ?? '';
+    const parameters = inner.namedChildren.find((child) => child?.type === 'type_parameter');
+    return { name: name.split('.').pop()!, args: (parameters?.namedChildren ?? []).filter((child): child is Node => child !== null) };
+  }
+  if (inner.type === 'subscript') {
+    const name = dottedName(inner.childForFieldName('value')) ?? '';
+    return { name: name.split('.').pop()!, args: inner.childrenForFieldName('subscript').filter((child): child is Node => child !== null) };
+  }
+  return undefined;
+}
+
+/** Values of a `Literal[...]` type, also inside `Optional[...]`, `Union[...]` or `X | None`. */
+function literalEnum(node: Node): string[] | undefined {
+  const parts = genericParts(node);
+  if (parts?.name === 'Literal') {
+    const values = parts.args.map((arg) => literalValue(unwrapType(arg)));
+    return values.every((value) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      ? values.map(String)
+      : undefined;
+  }
+  if (parts && (parts.name === 'Optional' || parts.name === 'Union')) {
+    for (const arg of parts.args) {
+      const values = literalEnum(arg);
+      if (values) return values;
+    }
+  }
+  const inner = unwrapType(node);
+  if (inner.type === 'binary_operator') {
+    for (const side of [inner.childForFieldName('left'), inner.childForFieldName('right')]) {
+      const values = side ? literalEnum(side) : undefined;
+      if (values) return values;
+    }
+  }
+  return undefined;
+}
+
+/** Per-parameter descriptions from the `Args:` section of a Google-style docstring. */
+export function googleArgs(doc: string): Map<string, string> {
+  const result = new Map<string, string>();
+  const lines = doc.split('\n');
+  const start = lines.findIndex((line) => /^\s*(Args|Arguments|Parameters|Params):\s*$/.test(line));
+  if (start === -1) return result;
+  const sectionIndent = indentOf(lines[start]!);
+  let entryIndent: number | undefined;
+  let current: string | undefined;
+  for (const line of lines.slice(start + 1)) {
+    if (line.trim() === '') continue;
+    const indent = indentOf(line);
+    if (indent <= sectionIndent) break;
+    entryIndent ??= indent;
+    const entry = indent === entryIndent ? /^\s*\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$/.exec(line) : null;
+    if (entry) {
+      current = entry[1]!;
+      result.set(current, entry[2]!.trim());
+    } else if (current) {
+      result.set(current, `${result.get(current) ?? ''} ${line.trim()}`.trim());
+    }
+  }
+  return result;
+}
+
+function indentOf(line: string): number {
+  return line.length - line.trimStart().length;
+}

@@ -1,0 +1,119 @@
+// Git repositories: a shallow clone with the system git, so the user's own credential helpers, SSH keys and
+// url rewrites apply (private repositories work), while nothing from the repository can run.
+
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import type { ScanTarget, Workspace } from '../model.js';
+import { TargetError } from './errors.js';
+import type { SourceOptions } from './options.js';
+import { removeTempDir, withTempDir } from './temp.js';
+
+const CLONE_TIMEOUT_MS = 5 * 60_000;
+
+interface GitResult {
+  stdout: string;
+  stderr: string;
+}
+
+class GitFailure extends Error {
+  constructor(readonly stderr: string, message: string) {
+    super(message);
+  }
+}
+
+function runGit(args: string[], options: { cwd?: string; signal?: AbortSignal }): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      {
+        cwd: options.cwd,
+        signal: options.signal,
+        timeout: CLONE_TIMEOUT_MS,
+        maxBuffer: 16 * 1024 * 1024,
+        env: {
+          ...process.env,
+          // Fail instead of waiting for a password nobody will type; skip LFS downloads (we read source, not assets).
+          GIT_TERMINAL_PROMPT: '0',
+          GIT_LFS_SKIP_SMUDGE: '1',
+          GCM_INTERACTIVE: 'never',
+        },
+      },
+      (error, stdout, stderr) => {
+        if (error) {
+          if (error.name === 'AbortError') reject(error);
+          else reject(new GitFailure(stderr, error.message));
+        } else resolve({ stdout, stderr });
+      },
+    );
+  });
+}
+
+/**
+ * Options that keep a clone inert: no hooks (a user's global core.hooksPath included), no `ext::` transport (runs
+ * commands), no submodule recursion. Local `file://` URLs need an explicit allow.
+ */
+function safetyConfig(url: string): string[] {
+  const config = ['-c', 'core.hooksPath=/dev/null', '-c', 'protocol.ext.allow=never', '-c', 'submodule.recurse=false'];
+  if (url.startsWith('file:') || path.isAbsolute(url)) config.push('-c', 'protocol.file.allow=user');
+  return config;
+}
+
+/** git's own first error line ("fatal: repository … not found"), which says more than any paraphrase. */
+export function firstGitError(stderr: string): string {
+  const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean);
+  return lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? 'git failed';
+}
+
+const FULL_SHA = /^[0-9a-f]{40}$/i;
+
+export async function fetchGit(
+  target: Extract<ScanTarget, { kind: 'git' }>,
+  options: SourceOptions = {},
+): Promise<Workspace> {
+  const config = safetyConfig(target.url);
+  return withTempDir(options.tempRoot, async (dir) => {
+    const root = path.join(dir, 'repo');
+    try {
+      if (target.ref && FULL_SHA.test(target.ref)) {
+        // `clone --branch` takes names only; a commit is fetched by id into an empty repository.
+        await runGit([...config, 'init', '--quiet', root], options);
+        await runGit([...config, 'remote', 'add', 'origin', '--', target.url], { ...options, cwd: root });
+        await runGit([...config, 'fetch', '--depth', '1', '--no-tags', 'origin', target.ref], {
+          ...options,
+          cwd: root,
+        });
+        await runGit([...config, 'checkout', '--quiet', '--detach', 'FETCH_HEAD'], { ...options, cwd: root });
+      } else {
+        const branch = target.ref ? ['--branch', target.ref] : [];
+        await runGit(
+          [...config, 'clone', '--depth', '1', '--no-tags', '--single-branch', '--quiet', ...branch, '--', target.url, root],
+          options,
+        );
+      }
+    } catch (error) {
+      if (error instanceof GitFailure) {
+        throw new TargetError(target.input, firstGitError(error.stderr || error.message), { cause: error });
+      }
+      throw error;
+    }
+    const commit = (await runGit(['rev-parse', 'HEAD'], { ...options, cwd: root })).stdout.trim();
+    return {
+      target,
+      root,
+      name: repositoryName(target.url),
+      version: commit.slice(0, 12),
+      metadata: { registry: 'git', commit },
+      dispose: () => removeTempDir(dir),
+    };
+  });
+}
+
+/** `owner/repo` for forge URLs, else the last path segment, without `.git`. */
+export function repositoryName(url: string): string {
+  const withoutSuffix = url.replace(/\/+$/, '').replace(/\.git$/, '');
+  const scpLike = /^[^/@]+@[^:/]+:(.+)$/.exec(withoutSuffix);
+  const pathPart = scpLike?.[1] ?? (URL.canParse(withoutSuffix) ? new URL(withoutSuffix).pathname : withoutSuffix);
+  const segments = pathPart.split('/').filter(Boolean);
+  return segments.slice(-2).join('/') || url;
+}

@@ -1,0 +1,17 @@
+import type { ArchiveLimits } from '../archive.js';
+
+/** How sources fetch: which registries, where temp dirs go, limits. Every field is optional. */
+export interface SourceOptions {
+  /** npm registry base URL; default: the user's npm config (`npm_config_registry`, `.npmrc`), then registry.npmjs.org. */
+  npmRegistry?: string;
+  /** PyPI base URL serving `/pypi/<name>/json`; default: `SVC_PYPI_INDEX`, one derived from `PIP_INDEX_URL`, then pypi.org. */
+  pypiIndex?: string;
+  /** Parent of the `svc-scan-*` temp dirs; default os.tmpdir(). */
+  tempRoot?: string;
+  signal?: AbortSignal;
+  limits?: Partial<ArchiveLimits>;
+  /** Keeps downloaded package archives here, keyed by their integrity, so repeated scans do not download again. */
+  cacheDir?: string;
+  /** Where `.npmrc` lookup starts (the project config); default process.cwd(). */
+  cwd?: string;
+}
