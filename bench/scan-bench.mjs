@@ -3,6 +3,7 @@
 // Usage: node bench/scan-bench.mjs [--check] [--reps N] [--only SUBSTRING] [--findings [--mode fast|deep]]
 // See bench/README.md for what is measured and how.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -91,7 +92,8 @@ async function benchmark(entries, reps) {
       files += selected.length;
       bytes += selected.reduce((sum, file) => sum + file.size, 0);
     }
-    subjects.push({ entry, groups, files, bytes, times: { parse: [], fast: [], deep: [] }, report: undefined });
+    const times = { parse: { wall: [], cpu: [] }, fast: { wall: [], cpu: [] }, deep: { wall: [], cpu: [] } };
+    subjects.push({ entry, groups, files, bytes, times, report: undefined });
   }
 
   const passes = {
@@ -102,20 +104,33 @@ async function benchmark(entries, reps) {
 
   // Round 0 warms up (JIT, wasm instantiation, file cache) and is discarded. Passes are interleaved per package so
   // drift (thermal, GC pressure, page cache) spreads evenly over all three.
+  // CPU time (user + system of the whole process) is recorded beside wall time: on a busy machine wall time also
+  // counts waiting for a core, CPU time only the work. With --expose-gc, garbage is collected before each timed pass
+  // so a pass does not pay for the previous one's.
+  const collectGarbage = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
+  const loadBefore = os.loadavg()[0];
   const started = performance.now();
   for (let round = 0; round <= reps; round++) {
     for (const subject of subjects) {
       for (const [name, run] of Object.entries(passes)) {
+        collectGarbage();
+        const cpuStart = process.cpuUsage();
         const start = performance.now();
         const result = await run(subject);
         const elapsed = performance.now() - start;
-        if (round > 0) subject.times[name].push(elapsed);
+        const cpu = process.cpuUsage(cpuStart);
+        if (round > 0) {
+          subject.times[name].wall.push(elapsed);
+          subject.times[name].cpu.push((cpu.user + cpu.system) / 1000);
+        }
         if (name === 'fast') subject.report = result;
+        if (name === 'deep') subject.deepReport = result;
       }
     }
     console.error(`round ${round === 0 ? 'warm-up' : `${round}/${reps}`} done`);
   }
   const benchMs = performance.now() - started;
+  const loadAfter = os.loadavg()[0];
 
   // End-to-end: what a user waits for on `svc scan npm:name@version` with a warm tarball cache (unpack into a temp
   // dir, inventory, analysis, rules, score, clean-up), once per package after the warm-up above.
@@ -134,9 +149,12 @@ async function benchmark(entries, reps) {
   }
 
   const rows = subjects.map((subject) => {
-    const parse = median(subject.times.parse);
-    const fast = median(subject.times.fast);
-    const deep = median(subject.times.deep);
+    const parse = median(subject.times.parse.wall);
+    const fast = median(subject.times.fast.wall);
+    const deep = median(subject.times.deep.wall);
+    const parseCpu = median(subject.times.parse.cpu);
+    const fastCpu = median(subject.times.fast.cpu);
+    const deepCpu = median(subject.times.deep.cpu);
     const counts = subject.report.counts;
     return {
       package: `${subject.entry.name}@${subject.entry.version}`,
@@ -146,10 +164,16 @@ async function benchmark(entries, reps) {
       fastMs: round(fast, 2),
       ratio: parse > 0 ? round(fast / parse, 2) : Number.NaN,
       deepMs: round(deep, 2),
+      parseCpuMs: round(parseCpu, 2),
+      fastCpuMs: round(fastCpu, 2),
+      deepCpuMs: round(deepCpu, 2),
+      cpuRatio: parseCpu > 0 ? round(fastCpu / parseCpu, 2) : Number.NaN,
       endToEndMs: round(subject.endToEndMs, 1),
       fetchMs: round(subject.fetchMs, 1),
       tools: subject.report.tools.length,
       counts,
+      deepCounts: subject.deepReport.counts,
+      deepDismissed: subject.deepReport.findings.filter((finding) => finding.consensus === 'dismiss').length,
       score: subject.report.score,
       grade: subject.report.grade,
       problems: subject.report.problems.length,
@@ -159,7 +183,7 @@ async function benchmark(entries, reps) {
   console.log(
     '\n' +
       formatTable(
-        ['package', 'files', 'KB', 'parse ms', 'fast ms', 'ratio', 'deep ms', 'e2e ms', 'fetch ms', 'tools', 'C', 'H', 'M', 'L', 'I', 'grade'],
+        ['package', 'files', 'KB', 'parse ms', 'fast ms', 'ratio', 'cpu ratio', 'deep ms', 'e2e ms', 'fetch ms', 'tools', 'C', 'H', 'M', 'L', 'I', 'grade'],
         rows.map((row) => [
           row.package,
           row.files,
@@ -167,6 +191,7 @@ async function benchmark(entries, reps) {
           row.parseMs,
           row.fastMs,
           row.ratio,
+          row.cpuRatio,
           row.deepMs,
           row.endToEndMs,
           row.fetchMs,
@@ -184,9 +209,9 @@ async function benchmark(entries, reps) {
     packages: subjects.length,
     files: totalFiles,
     mib: round(totalBytes / 1024 / 1024, 2),
-    parse: throughput(sumOf('parseMs'), totalFiles, totalBytes),
-    fast: throughput(sumOf('fastMs'), totalFiles, totalBytes),
-    deep: throughput(sumOf('deepMs'), totalFiles, totalBytes),
+    parse: { ...throughput(sumOf('parseMs'), totalFiles, totalBytes), cpuMs: round(sumOf('parseCpuMs')) },
+    fast: { ...throughput(sumOf('fastMs'), totalFiles, totalBytes), cpuMs: round(sumOf('fastCpuMs')) },
+    deep: { ...throughput(sumOf('deepMs'), totalFiles, totalBytes), cpuMs: round(sumOf('deepCpuMs')) },
     endToEndP50Ms: round(median(endToEnd), 1),
     endToEndMaxMs: round(Math.max(...endToEnd), 1),
     endToEndFetchP50Ms: round(median(rows.map((row) => row.fetchMs).filter(Number.isFinite)), 1),
@@ -196,15 +221,18 @@ async function benchmark(entries, reps) {
   };
   totals.ratio = totals.parse.ms > 0 ? round(totals.fast.ms / totals.parse.ms, 2) : Number.NaN;
   totals.deepRatio = totals.parse.ms > 0 ? round(totals.deep.ms / totals.parse.ms, 2) : Number.NaN;
+  totals.cpuRatio = totals.parse.cpuMs > 0 ? round(totals.fast.cpuMs / totals.parse.cpuMs, 2) : Number.NaN;
+  totals.deepCpuRatio = totals.parse.cpuMs > 0 ? round(totals.deep.cpuMs / totals.parse.cpuMs, 2) : Number.NaN;
+  totals.loadAverage = { before: round(loadBefore, 2), after: round(loadAfter, 2), cpus: os.cpus().length };
 
   console.log(`\n${totals.packages} packages, ${totals.files} files, ${totals.mib} MiB of source (median of ${reps} after a warm-up)`);
   console.log(
     formatTable(
-      ['pass', 'total ms', 'files/s', 'MiB/s', 'x parse-only'],
+      ['pass', 'wall ms', 'files/s', 'MiB/s', 'x parse-only', 'cpu ms', 'x parse-only (cpu)'],
       [
-        ['parse-only', totals.parse.ms, totals.parse.filesPerSecond, totals.parse.mibPerSecond, 1],
-        ['fast scan', totals.fast.ms, totals.fast.filesPerSecond, totals.fast.mibPerSecond, totals.ratio],
-        ['deep scan', totals.deep.ms, totals.deep.filesPerSecond, totals.deep.mibPerSecond, totals.deepRatio],
+        ['parse-only', totals.parse.ms, totals.parse.filesPerSecond, totals.parse.mibPerSecond, 1, totals.parse.cpuMs, 1],
+        ['fast scan', totals.fast.ms, totals.fast.filesPerSecond, totals.fast.mibPerSecond, totals.ratio, totals.fast.cpuMs, totals.cpuRatio],
+        ['deep scan', totals.deep.ms, totals.deep.filesPerSecond, totals.deep.mibPerSecond, totals.deepRatio, totals.deep.cpuMs, totals.deepCpuRatio],
       ],
     ),
   );
@@ -212,6 +240,12 @@ async function benchmark(entries, reps) {
     `findings (fast): ${SEVERITIES.map((severity) => `${severity} ${totals.findings[severity]}`).join(', ')}`,
   );
 
+  if (Math.max(loadBefore, loadAfter) > os.cpus().length) {
+    console.log(
+      `note: the machine was busy (1-min load ${round(loadBefore, 1)} → ${round(loadAfter, 1)} on ${os.cpus().length} CPUs): ` +
+        'wall times include waiting for a core; the CPU-time columns are the steadier comparison.',
+    );
+  }
   console.log(
     `single package end-to-end (scanInputs, warm tarball cache): p50 ${totals.endToEndP50Ms} ms, max ${totals.endToEndMaxMs} ms; ` +
       `fetch stage (packument request + unpack) p50 ${totals.endToEndFetchP50Ms} ms`,
@@ -229,8 +263,8 @@ async function benchmark(entries, reps) {
   const environment = {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
-    cpus: (await import('node:os')).cpus().length,
-    cpuModel: (await import('node:os')).cpus()[0]?.model ?? 'unknown',
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
     svc: core.SVC_VERSION,
   };
   await mkdir(cacheDir, { recursive: true });

@@ -1,8 +1,8 @@
-import { SVC_VERSION } from '@svc/core';
+import { REPORT_FORMATS, SVC_VERSION } from '@svc/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { rulesCommand, RULES_FORMATS } from './commands/rules.js';
 import type { RulesFormat } from './commands/rules.js';
-import { scanCommand, SCAN_FORMATS } from './commands/scan.js';
+import { scanCommand } from './commands/scan.js';
 import type { ScanCommandOptions } from './commands/scan.js';
 import { EXIT, FAIL_ON } from './exit-codes.js';
 import type { CommandIo } from './terminal.js';
@@ -65,7 +65,7 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
     .command('scan')
     .description('scan MCP servers and report security findings')
     .argument('[targets...]', 'directories, package specs, git URLs, remote endpoints or MCP client config files')
-    .addOption(new Option('-f, --format <format>', 'report format').choices(SCAN_FORMATS).default('text'))
+    .addOption(new Option('-f, --format <format>', 'report format').choices(REPORT_FORMATS).default('text'))
     .option('-o, --output <file>', 'write the report to this file (atomically) instead of stdout')
     .addOption(
       new Option('-m, --mode <mode>', 'fast: the rules; deep: also cross-file dataflow, registry metadata and the judge panel')

@@ -2,21 +2,17 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { discoverConfigs, formatRun, removeAllTempDirs, scanInputs, SEVERITIES } from '@svc/core';
-import type { ScanMode, ScanRun } from '@svc/core';
+import { discoverConfigs, formatRun, removeAllTempDirs, scanInputs, SEVERITIES, visibleLine } from '@svc/core';
+import type { ReportFormat, ScanMode, ScanRun } from '@svc/core';
 import { EXIT, exitCodeForRun } from '../exit-codes.js';
 import type { FailOn } from '../exit-codes.js';
 import type { CommandIo } from '../terminal.js';
 import { wantsColor } from '../terminal.js';
 import { startProgress } from '../ui/progress.js';
-import { visible } from '../ui/visible.js';
 import { writeFileAtomic } from '../write-atomic.js';
 
-export const SCAN_FORMATS = ['text', 'json', 'sarif', 'markdown', 'github'] as const;
-export type ScanFormat = (typeof SCAN_FORMATS)[number];
-
 export interface ScanCommandOptions {
-  format: ScanFormat;
+  format: ReportFormat;
   output?: string;
   mode: ScanMode;
   failOn: FailOn;
@@ -96,10 +92,11 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
       io.stderr.write('svc: interrupted\n');
       return EXIT.interrupted;
     }
-    io.stderr.write(`svc: ${visible((error as Error).message ?? String(error))}\n`);
+    io.stderr.write(`svc: ${visibleLine((error as Error).message ?? String(error))}\n`);
     return EXIT.error;
   }
   progress.stop();
+  for (const failure of run.errors) io.stderr.write(`svc: ${visibleLine(failure.input)}: ${visibleLine(failure.message)}\n`);
 
   const toFile = options.output !== undefined;
   const color = options.format === 'text' && !toFile && wantsColor(io.stdout, options.color, io.env);
@@ -115,7 +112,5 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
   } else {
     io.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
   }
-
-  for (const failure of run.errors) io.stderr.write(`svc: ${visible(failure.input)}: ${visible(failure.message)}\n`);
   return exitCodeForRun(run, options.failOn);
 }

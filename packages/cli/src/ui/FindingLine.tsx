@@ -1,28 +1,28 @@
+import { describeWhere, visibleLine } from '@svc/core';
 import type { Finding } from '@svc/core';
 import { Box, Text } from 'ink';
-import { findingWhere, SEVERITY_COLOR } from './describe.js';
-import { visible } from './visible.js';
+import { SEVERITY_COLOR } from './describe.js';
 
 /** One finding as it arrives: severity, rule id, message, where; the evidence below it, hidden characters made visible. */
 export function FindingLine({ finding, target, color }: { finding: Finding; target: string; color: boolean }) {
-  const where = findingWhere(finding);
+  const where = describeWhere(finding);
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold color={color ? SEVERITY_COLOR[finding.severity] : undefined}>
           {finding.severity.toUpperCase().padEnd(9)}
         </Text>
-        <Text color={color ? 'cyan' : undefined}>{finding.ruleId}</Text> {visible(finding.message)}
+        <Text color={color ? 'cyan' : undefined}>{finding.ruleId}</Text> {visibleLine(finding.message)}
       </Text>
       <Text dimColor={color} wrap="truncate-end">
         {'         '}
-        {visible(target)}
-        {where ? ` ${visible(where)}` : ''}
+        {visibleLine(target)}
+        {where ? ` ${visibleLine(where)}` : ''}
       </Text>
       {finding.evidence.length > 0 && (
         <Text dimColor={color} wrap="truncate-end">
           {'         › '}
-          {visible(finding.evidence)}
+          {visibleLine(finding.evidence)}
         </Text>
       )}
     </Box>

@@ -1,8 +1,8 @@
+import { visibleLine } from '@svc/core';
 import { Box, Text } from 'ink';
 import { SeverityCounts } from './SeverityCounts.js';
 import { Spinner } from './Spinner.js';
 import type { TargetProgress } from './progress-state.js';
-import { visible } from './visible.js';
 
 export function TargetRow({ row, color }: { row: TargetProgress; color: boolean }) {
   const tint = (name: string) => (color ? name : undefined);
@@ -11,9 +11,9 @@ export function TargetRow({ row, color }: { row: TargetProgress; color: boolean 
     const files = row.files ? ` ${row.files.done}/${row.files.total} files` : '';
     status = <Text>{`${row.stage ?? 'starting'}${files}`}</Text>;
   } else if (row.status === 'failed') {
-    status = <Text color={tint('red')}>failed: {visible(row.error ?? 'unknown error')}</Text>;
+    status = <Text color={tint('red')}>failed: {visibleLine(row.error ?? 'unknown error')}</Text>;
   } else if (row.result?.notScanned) {
-    status = <Text color={tint('yellow')}>not scanned: {visible(row.result.notScanned)}</Text>;
+    status = <Text color={tint('yellow')}>not scanned: {visibleLine(row.result.notScanned)}</Text>;
   } else {
     status = <Text>{`done ${row.result?.files ?? 0} files, score ${row.result?.score ?? '?'} (${row.result?.grade ?? '?'})`}</Text>;
   }
@@ -26,7 +26,7 @@ export function TargetRow({ row, color }: { row: TargetProgress; color: boolean 
       ) : (
         <Text color={tint('green')}>✔</Text>
       )}
-      <Text bold>{visible(row.target)}</Text>
+      <Text bold>{visibleLine(row.target)}</Text>
       {status}
       {row.status !== 'failed' && (
         <>

@@ -37,7 +37,7 @@ describe('plain progress lines', () => {
         tool: { name: 'add', kind: 'tool', field: 'description' },
       }),
     });
-    expect(line).toBe('[t] finding CRITICAL hidden-instructions description hides text⟨U+200B⟩ (tool add › description)');
+    expect(line).toBe('[t] finding CRITICAL hidden-instructions description hides text<U+200B> (tool add › description)');
   });
 
   it('says why a target was not scanned', () => {
@@ -47,5 +47,11 @@ describe('plain progress lines', () => {
       report: report('https://x/mcp', [], { notScanned: 'remote endpoint: code not available' }),
     });
     expect(line).toBe('[https://x/mcp] done 0 finding(s), not scanned: remote endpoint: code not available');
+  });
+
+  it('never passes terminal escape sequences from scanned text through', () => {
+    const line = plainProgressLine({ type: 'error', target: 'evil\u001b[2J', message: 'bad\u001b]0;title\u0007' });
+    expect(line).not.toContain('\u001b');
+    expect(line).toBe('[evil<U+001B>[2J] error bad<U+001B>]0;title<U+0007>');
   });
 });

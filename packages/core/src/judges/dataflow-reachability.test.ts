@@ -68,6 +68,13 @@ describe('dataflow-reachability judge', () => {
     expect(dataflowReachabilityJudge.vote(named, context({ flows: [source] }))).toMatchObject({ verdict: 'confirm', reason: expect.stringMatching(/parameter cmd of run reaches exec/) });
   });
 
+  it('keeps a description finding about the text even when a flow ends on the same (minified) line', () => {
+    const bundled = flow({ sink: { kind: 'network-send', callee: 'fetch' }, origin: { kind: 'tool-input', tool: 'add', param: 'sidenote' }, file: 'dist/index.js', line: 1 });
+    const add = { ...poisonedDescription({ sidenoteIsSent: false }).context.tools[0]!, location: { file: 'dist/index.js', line: 1, column: 900 } };
+    const text = finding({ ruleId: 'exfil-magic-parameter', category: 'exfiltration', evidence: "pass its content as 'sidenote'", location: add.location, tool: { name: 'add', kind: 'tool', field: 'parameters.sidenote.description' } });
+    expect(dataflowReachabilityJudge.vote(text, context({ tools: [add], flows: [bundled] }))).toMatchObject({ verdict: 'confirm', reason: expect.stringMatching(/^Parameter sidenote of add, which the text points at/) });
+  });
+
   it('abstains on findings that are not about code', () => {
     const unpinned = finding({ ruleId: 'unpinned-npx-config', category: 'supply-chain', evidence: 'npx -y some-server' });
     expect(dataflowReachabilityJudge.vote(unpinned, context())).toMatchObject({ verdict: 'uncertain' });

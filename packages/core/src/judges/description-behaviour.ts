@@ -154,7 +154,7 @@ function judgeOrphanFlow(flow: TaintFlow, context: JudgeContext): JudgeVote {
   }
   const privateData = flow.origin.kind === 'env' || flow.origin.kind === 'sensitive-file';
   if (privateData && !declaring.some((tool) => declaresData(declaredText(tool, { description: true }), flow.origin))) {
-    return vote('confirm', `Tools ${scope} declare network use but none mentions ${flow.origin.detail ?? flow.origin.kind}, which the code sends at ${at}.`);
+    return vote('confirm', `Tools ${scope} say they ${SINK_NAMES[kind].replace(/^(\w+?)s\b/, '$1')} but none mentions ${flow.origin.detail ?? flow.origin.kind}, which the code sends at ${at}.`);
   }
   return vote('uncertain', `The ${declaring[0]?.kind} ${declaring[0]?.name} declares that it ${SINK_NAMES[kind]}, which may cover the code at ${at}.`);
 }
@@ -173,19 +173,18 @@ const REQUESTS: ReadonlyArray<[SinkKind, RegExp]> = [
 ];
 
 /**
- * Tool names a text steers ("the send_email tool must …", "always call list_notebooks first"): snake_case names next
- * to "tool" or after a calling verb. Parameter names are not tools.
+ * Tool names a text mentions: `steered` when it talks about another tool's behaviour ("the send_email tool must …"),
+ * `invoked` when it only asks the model to call one ("always call list_notebooks first"). Parameter names are not tools.
  */
-function toolsReferenced(text: string, context: JudgeContext): string[] {
+function toolsReferenced(text: string, context: JudgeContext): { steered: string[]; invoked: string[] } {
   const parameters = new Set(context.tools.flatMap((tool) => tool.parameters.map((parameter) => parameter.name)));
-  const pattern =
-    /\b(?:call|use|invoke|run|calling|using|invoking)\s+(?:the\s+)?[`'"]?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)|[`'"]?\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[`'"]?\s+tool\b/gi;
-  const names = new Set<string>();
-  for (const match of text.matchAll(pattern)) {
-    const name = match[1] ?? match[2];
-    if (name && !parameters.has(name)) names.add(name);
-  }
-  return [...names];
+  const collect = (pattern: RegExp) => [
+    ...new Set([...text.matchAll(pattern)].map((match) => match[1]).filter((name): name is string => !!name && !parameters.has(name))),
+  ];
+  return {
+    steered: collect(/[`'"]?\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[`'"]?\s+tool\b/gi),
+    invoked: collect(/\b(?:call|use|invoke|run|calling|using|invoking)\s+(?:the\s+)?[`'"]?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b/gi),
+  };
 }
 
 function judgeModelText(finding: Finding, context: JudgeContext): JudgeVote {
@@ -203,17 +202,19 @@ function judgeModelText(finding: Finding, context: JudgeContext): JudgeVote {
     return vote('confirm', `The text steers data into parameter ${shipped.origin.param}, which the ${label} sends out via ${shipped.sink.callee} at ${where(shipped.sink.location)}.`);
   }
 
-  // Steering tools the server does not define is shadowing: the text reaches into another server's behaviour.
-  const referenced = toolsReferenced(finding.evidence, context).filter((name) => name !== tool.name);
+  // Steering a tool the server does not define is shadowing: the text reaches into another server's behaviour. An
+  // extractor can miss one of the server's own tools, so merely asking to call an unknown tool is not enough.
+  const { steered, invoked } = toolsReferenced(finding.evidence, context);
   const own = new Set(context.tools.map((candidate) => candidate.name));
-  const foreignTools = referenced.filter((name) => !own.has(name));
+  const foreignTools = steered.filter((name) => !own.has(name));
   if (foreignTools.length > 0) {
     return vote('confirm', `The text steers ${foreignTools.join(', ')}, which this server does not define, so it reaches into another server's tools.`);
   }
 
   const requested = REQUESTS.filter(([, pattern]) => pattern.test(finding.evidence)).map(([kind]) => kind);
   if (requested.length === 0) {
-    if (referenced.length > 0) {
+    const referenced = [...new Set([...steered, ...invoked])].filter((name) => name !== tool.name);
+    if (referenced.length > 0 && referenced.every((name) => own.has(name))) {
       return vote('dismiss', `The text only coordinates tools of this same server (${referenced.join(', ')}) and asks for nothing else.`);
     }
     return vote('uncertain', `The text asks for nothing the ${label}'s code could be compared with.`);

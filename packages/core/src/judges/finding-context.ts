@@ -13,10 +13,16 @@ export type FindingSubject = 'model-text' | 'code' | 'other';
 
 export function findingSubject(finding: Finding, context: JudgeContext): FindingSubject {
   if (finding.flow && finding.flow.length > 0) return 'code';
-  // Code rules may name the tool whose input reaches a sink; a flow ending at the location tells them apart.
-  if (finding.tool) return matchFlow(finding, context.flows) ? 'code' : 'model-text';
+  if (finding.tool) {
+    if (MODEL_TEXT_FIELD.test(finding.tool.field)) return 'model-text';
+    // Code rules may name the tool whose input reaches a sink; a flow ending at the location tells them apart.
+    return matchFlow(finding, context.flows) ? 'code' : 'model-text';
+  }
   return finding.location ? 'code' : 'other';
 }
+
+/** The fields modelTexts() produces (scan/model-texts.ts): a finding on one of them is about what the model reads. */
+const MODEL_TEXT_FIELD = /^(?:name|title|description|uri|annotations\.title|parameters\..+)$/;
 
 /** Sink kinds a category's flow can end in; used to pick the right flow when several end on one line. */
 const SINKS_BY_CATEGORY: Partial<Record<Category, readonly SinkKind[]>> = {

@@ -34,7 +34,8 @@ const STRONG_CUES: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|other|your)\s+(?:instructions|rules|prompts?|directions)/i, 'an instruction override'],
   [/\b(?:do\s+not|don't|never|without)\s+(?:tell|telling|mention|mentioning|inform|informing|notify|notifying|reveal|revealing|alert|alerting|show|showing)\b[^.\n]{0,80}\buser\b/i, 'secrecy toward the user'],
   [/\bthe\s+user\s+(?:must|should)\s+not\s+(?:know|see|notice|be\s+told)/i, 'secrecy toward the user'],
-  [/\b(?:secretly|silently|covertly|quietly)\b/i, 'secrecy'],
+  // "Fails silently" is documentation; "silently add a bcc" is not.
+  [/\b(?:secretly|covertly)\b|\b(?:silently|quietly)\s+(?:send|include|add|append|read|pass|forward|copy|upload|call|bcc|cc|change|replace)\b/i, 'secrecy'],
   [/<\/?\s*(?:important|system|instructions?|secret|hidden|admin)\s*>|\[\/?(?:INST|SYSTEM)\]|<<\s*SYS\s*>>/i, 'prompt-injection markup'],
   [/\byou\s+are\s+now\b|\bnew\s+system\s+prompt\b|\bact\s+as\s+(?:the\s+)?(?:system|administrator|root)\b/i, 'a role override'],
 ];
@@ -67,6 +68,7 @@ const PRIVATE_DATA_REQUEST =
 /** A command line for the model to run ("run curl … | sh") is an order whatever the grammar around it. */
 const COMMAND_FOR_MODEL = /\b(?:run|execute|exec)\s+[`'"]?(?:curl|wget|bash|sh|zsh|powershell|iex|python3?|node|npx|rm)\b/i;
 /** Terminal escape sequences, raw or as the rules render them (␛[8m), would hide the start of a sentence. */
+// eslint-disable-next-line no-control-regex -- ESC and BEL are exactly the characters to strip
 const ANSI_SEQUENCE = /(?:\u001b|\u241b|\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[A-Za-z]|(?:\u001b|\u241b)\][^\u0007\u001b\u241b]*(?:\u0007|(?:\u001b|\u241b)\\)?/g;
 
 /** Third-person verbs and documentation phrasing that describe what the tool does. */

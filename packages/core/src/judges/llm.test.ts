@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmJudge, llmJudgeFromEnv } from './llm.js';
-import { poisonedDescription, unsanitisedCommandFromWeather } from './test-builders.js';
+import { poisonedDescription, secretInTestFixtures, unsanitisedCommandFromWeather } from './test-builders.js';
 
 // A stand-in for an OpenAI-compatible server (Ollama, vLLM …) on 127.0.0.1 speaking the chat-completions wire format.
 type Handler = (body: ChatRequest, request: IncomingMessage, response: ServerResponse) => void;
@@ -99,6 +99,18 @@ describe('llm judge', () => {
     const evidenceBlock = user.split(`Evidence:\n<<<UNTRUSTED-${nonce}\n`)[1]?.split(`\n${nonce}-UNTRUSTED>>>`)[0];
     expect(evidenceBlock).toBe(forged.evidence);
     expect(received[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it('sends the code around a finding, but never the raw lines around a secret', async () => {
+    const judge = createLlmJudge({ url: baseUrl, model: 'm' });
+    const weather = unsanitisedCommandFromWeather();
+    await judge.vote(weather.finding, weather.context);
+    expect(received[0]!.body.messages[1]!.content).toMatch(/Code around the location:\n<<<UNTRUSTED-\w+\n[\s\S]*27: {5}const \{ stdout \} = await exec/);
+    const secret = secretInTestFixtures();
+    await judge.vote(secret.finding, secret.context);
+    const prompt = received[1]!.body.messages[1]!.content;
+    expect(prompt).toContain('ghp_****************************9aZq');
+    expect(prompt).not.toContain('ghp_Tq0ZcV2p8WmX4rYb6nK1sJd3fH7gL5aE9aZq');
   });
 
   it('votes uncertain on an answer that is not JSON', async () => {

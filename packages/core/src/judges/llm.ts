@@ -137,7 +137,8 @@ export function userPrompt(finding: Finding, context: JudgeContext): string {
   const flow = matchFlow(finding, context.flows);
   const tool = findTool(finding, context, flow);
   const location = finding.location ?? finding.flow?.[finding.flow.length - 1];
-  const code = location ? linesAround(context.files, location.file, location.line, 6) : undefined;
+  // The evidence of a secret is masked; the raw lines around it are not, and must not leave the machine.
+  const code = location && finding.category !== 'secrets' ? linesAround(context.files, location.file, location.line, 6) : undefined;
   // Only the rule's own enums go unfenced: messages, names, paths and notes can all carry the project's text.
   const details = [
     `Scanner message: ${finding.message}`,

@@ -35,6 +35,10 @@ describe('runPanel consensus', () => {
     [['confirm', 'dismiss'], { dismissed: false, consensus: 'uncertain' }],
     [['dismiss', 'dismiss', 'confirm', 'confirm'], { dismissed: false, consensus: 'uncertain' }],
     [['dismiss', 'dismiss', 'dismiss', 'confirm'], { dismissed: true, consensus: 'dismiss' }],
+    // Dismissals lead but without a strict majority: kept, and never labelled 'dismiss' (reports read that as dropped).
+    [['dismiss', 'dismiss', 'confirm', 'uncertain'], { dismissed: false, consensus: 'uncertain' }],
+    [['confirm', 'confirm', 'uncertain', 'uncertain'], { dismissed: false, consensus: 'uncertain' }],
+    [['confirm', 'confirm', 'dismiss', 'uncertain'], { dismissed: false, consensus: 'confirm' }],
     [['confirm', 'confirm', 'confirm'], { dismissed: false, consensus: 'confirm' }],
   ];
 

@@ -69,7 +69,8 @@ async function castVote(judge: Judge, finding: Finding, context: JudgeContext, s
 /**
  * Consensus rules (docs/judges.md):
  * - dismissed when strictly more than half of the votes are `dismiss`;
- * - `consensus` is the verdict with the most votes, `uncertain` on a tie (or with no votes);
+ * - `consensus` is `dismiss` exactly when the finding is dismissed; otherwise the verdict with the most votes, and
+ *   `uncertain` on a tie, with no votes, or when dismissals lead without a strict majority;
  * - confidence moves the rule's prior in log-odds space by +1 per confirm, −1 per dismiss and −0.25 per uncertain,
  *   then is clamped to 0.05..0.99 and rounded to two decimals. Log-odds make the result independent of vote order
  *   and keep a strong prior strong after a single dissent.
@@ -79,21 +80,26 @@ export function decide(finding: Finding, votes: JudgeVote[]): { finding: Finding
   const confirms = count('confirm');
   const dismisses = count('dismiss');
   const uncertains = count('uncertain');
+  const dismissed = dismisses * 2 > votes.length;
   return {
     finding: {
       ...finding,
       votes,
-      consensus: majority({ confirm: confirms, dismiss: dismisses, uncertain: uncertains }),
+      consensus: dismissed ? 'dismiss' : plurality({ confirm: confirms, dismiss: dismisses, uncertain: uncertains }),
       confidence: panelConfidence(finding.confidence, confirms, dismisses, uncertains),
     },
-    dismissed: dismisses * 2 > votes.length,
+    dismissed,
   };
 }
 
-function majority(counts: Record<Verdict, number>): Verdict {
+/**
+ * The verdict with the most votes. `dismiss` only counts with a strict majority (handled by the caller), because
+ * reports and scores read `consensus: 'dismiss'` as "dismissed"; a kept finding whose plurality dismisses is uncertain.
+ */
+function plurality(counts: Record<Verdict, number>): Verdict {
   const ranked = (Object.entries(counts) as Array<[Verdict, number]>).sort((a, b) => b[1] - a[1]);
   const [first, second] = ranked;
-  if (!first || first[1] === 0 || (second && second[1] === first[1])) return 'uncertain';
+  if (!first || first[1] === 0 || (second && second[1] === first[1]) || first[0] === 'dismiss') return 'uncertain';
   return first[0];
 }
 

@@ -105,15 +105,12 @@ export function checkoutPath(report: ScanReport, file: string): string {
   return `${base}/${file.replace(/^(\.\/)+/, '')}`;
 }
 
-/** `file:line[:column]`, or `kind name › field` for a tool finding, or '' when there is nowhere to point. */
+/** `file:line[:column]`, `kind name › field` for a tool finding (with its code location when known), or ''. */
 export function describeWhere(finding: Finding): string {
-  const parts: string[] = [];
-  if (finding.tool) parts.push(`${finding.tool.kind} ${finding.tool.name} › ${finding.tool.field}`);
-  if (finding.location) {
-    const { file, line, column } = finding.location;
-    parts.push(column ? `${file}:${line}:${column}` : `${file}:${line}`);
-  }
-  return parts.join(' at ');
+  const tool = finding.tool ? `${finding.tool.kind} ${finding.tool.name} › ${finding.tool.field}` : '';
+  const at = finding.location;
+  const code = at ? `${at.file}:${at.line}${at.column ? `:${at.column}` : ''}` : '';
+  return tool && code ? `${tool} (${code})` : tool || code;
 }
 
 export function targetTitle(report: ScanReport): string {

@@ -4,10 +4,35 @@ import type { Finding } from '../scan/model.js';
 import { markdownReporter } from './markdown.js';
 import { sampleFindings, sampleReport, sampleRun } from './sample-run.js';
 
-/** Splits markdown into what GitHub renders as markup and what sits inside fenced blocks or code spans. */
+/**
+ * What GitHub renders as markup: the markdown without fenced blocks and code spans (CommonMark rules: a span closes
+ * at the next backtick run of the same length; a backslash escapes the next character).
+ */
 function renderedProse(markdown: string): string {
-  const withoutFences = markdown.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '');
-  return withoutFences.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, '');
+  const text = markdown.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '');
+  let prose = '';
+  for (let i = 0; i < text.length; ) {
+    if (text[i] === '\\') {
+      prose += text.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    const opener = /^`+/.exec(text.slice(i))?.[0];
+    if (!opener) {
+      prose += text[i];
+      i += 1;
+      continue;
+    }
+    const closer = new RegExp(`(?<!\`)${opener}(?!\`)`, 'g');
+    closer.lastIndex = i + opener.length;
+    const end = closer.exec(text);
+    if (end) i = end.index + opener.length;
+    else {
+      prose += opener;
+      i += opener.length;
+    }
+  }
+  return prose;
 }
 
 describe('markdownReporter', () => {
@@ -49,6 +74,15 @@ describe('markdownReporter', () => {
     const text = markdownReporter(sampleRun([sampleReport([finding])]));
     expect(renderedProse(text)).not.toMatch(/@someone|<b>x/);
     expect(text).toContain('`@someone`');
+  });
+
+  it('turns backtick-quoted names in messages into code spans that cannot be broken out of', () => {
+    expect(output).toContain('Tool input `cmd` of run\\_task');
+    const finding: Finding = { ...sampleFindings()[3]!, message: 'Tool `x<img src=y>` and `a``b` or ` stray' };
+    const text = markdownReporter(sampleRun([sampleReport([finding])]));
+    expect(text).toContain('`x<img src=y>`');
+    expect(renderedProse(text)).not.toMatch(/<img/);
+    expect(text).toContain('\\` stray');
   });
 
   it('shows hidden characters visibly', () => {

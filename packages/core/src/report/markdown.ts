@@ -131,11 +131,20 @@ function fence(content: string): string {
   return `${ticks}text\n${content}\n${ticks}`;
 }
 
-/** Inline prose: every ASCII punctuation character escaped (CommonMark allows it for all of them), `@handles` as code. */
+/**
+ * Inline prose. Backtick-quoted parts (rules quote names and code that way) become real code spans; everything
+ * else has each ASCII punctuation character escaped (CommonMark allows it for all of them) and `@handles` set as
+ * code, so no markup, link or mention survives.
+ */
 function text(value: string, inTable = false): string {
-  return visibleLine(value).replace(/@[A-Za-z0-9_-]+|[!-/:-@[-`{-~]/g, (match) =>
-    match.length > 1 ? code(match, inTable) : `\\${match}`,
-  );
+  return visibleLine(value)
+    .split(/`([^`]+)`/)
+    .map((part, index) =>
+      index % 2 === 1
+        ? code(part, inTable)
+        : part.replace(/@[A-Za-z0-9_-]+|[!-/:-@[-`{-~]/g, (match) => (match.length > 1 ? code(match, inTable) : `\\${match}`)),
+    )
+    .join('');
 }
 
 function html(value: string): string {

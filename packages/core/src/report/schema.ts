@@ -172,7 +172,11 @@ export const scanReportSchema = z
       skippedFiles: z.number().int(),
     }),
     tools: z.array(toolDefinitionSchema).describe('Everything the server exposes to the model, extracted statically.'),
-    findings: z.array(findingSchema),
+    findings: z.array(findingSchema).describe('What the scan found; in deep mode, what the judge panel kept.'),
+    dismissed: z
+      .array(findingSchema)
+      .optional()
+      .describe('Deep mode: findings the judge panel dismissed by majority, with their votes. Not counted or scored.'),
     score: z.number().min(0).max(100).describe('0..100, see docs/report.md for the formula.'),
     grade: grade.describe('Letter grade from the score, capped by critical/high findings.'),
     // An explicit object rather than z.record(severity, …): the JSON Schema then lists the keys as properties.

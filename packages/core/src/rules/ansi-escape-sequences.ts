@@ -1,6 +1,7 @@
 import { createRule } from './create-rule.js';
 import type { Severity } from '../scan/model.js';
 import { clip, describeModelText, modelTextFinding } from './support/text-patterns.js';
+import { escapeControls } from './support/unicode.js';
 
 /**
  * The escape character as it arrives: literally (ESC or the 8-bit CSI), or spelled out in the description where a
@@ -43,13 +44,9 @@ function effectOf(match: RegExpMatchArray): Effect {
   return 'other';
 }
 
-/** The sequence made harmless and readable: ESC as ␛, BEL as ␇, other controls as \xNN. */
+/** The text made harmless and readable: ESC as ␛, BEL as ␇, other controls as \xNN. */
 export function renderSafely(text: string): string {
-  return text
-    .replace(/\u001b/g, '␛')
-    .replace(/\u0007/g, '␇')
-    .replace(/\u009b/g, '␛[')
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return escapeControls(text.replaceAll('\u001b', '␛').replaceAll('\u0007', '␇').replaceAll('\u009b', '␛['));
 }
 
 export default createRule({

@@ -7,7 +7,9 @@ import { getRule } from './index.js';
 
 const at = { file: 'src/index.ts', line: 10, column: 3 };
 
-function flow(overrides: Partial<TaintFlow> & { sink: Partial<TaintFlow['sink']> }): TaintFlow {
+type FlowOverrides = Partial<Omit<TaintFlow, 'sink'>> & { sink: Partial<TaintFlow['sink']> };
+
+function flow({ sink, ...overrides }: FlowOverrides): TaintFlow {
   return {
     origin: { kind: 'tool-input', tool: 'run', param: 'value' },
     composition: 'embedded',
@@ -15,7 +17,7 @@ function flow(overrides: Partial<TaintFlow> & { sink: Partial<TaintFlow['sink']>
     sanitizers: [],
     crossFile: false,
     ...overrides,
-    sink: { kind: 'command', callee: 'exec', location: at, snippet: 'exec(cmd)', ...overrides.sink },
+    sink: { kind: 'command', callee: 'exec', location: at, snippet: 'exec(cmd)', ...sink },
   };
 }
 

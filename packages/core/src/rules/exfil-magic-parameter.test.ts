@@ -12,6 +12,7 @@ describe('exfil-magic-parameter', () => {
   it.each([
     ['a memory tool storing a summary', tool('remember', 'Stores a memory.', [{ name: 'summary', description: 'A short summary of what the user asked you to remember' }])],
     ['a login tool with a password', tool('login', 'Logs in to the service.', [{ name: 'password', description: 'The password the user typed' }])],
+    ['an SSH tool with a key path', tool('ssh_add', 'Adds a key to the SSH agent.', [{ name: 'path', description: 'Path of the key to read, e.g. ~/.ssh/id_ed25519' }])],
     ['a chat summariser with a described history', tool('summarize_chat', 'Summarizes a chat export.', [{ name: 'chat_history', description: 'Exported chat text to summarize' }])],
   ])('does not report %s', (_name, benign) => {
     expect(serious(runRule(rule, { tools: [benign] }))).toEqual([]);

@@ -1,6 +1,6 @@
 import { createRule } from './create-rule.js';
 import type { Severity, ToolDefinition, ToolParameter } from '../scan/model.js';
-import { CONVERSATION_TARGET, GENERIC_SECRET, SPECIFIC_SENSITIVE, TRANSFER } from './support/sensitive-targets.js';
+import { GENERIC_SECRET, SPECIFIC_SENSITIVE, TRANSFER } from './support/sensitive-targets.js';
 import { clip, modelTextFinding, normalizeForMatching, sentences } from './support/text-patterns.js';
 
 /** Names that carry nothing the tool needs, the usual hiding place for exfiltrated data. */
@@ -12,7 +12,7 @@ const LOOT_NAME =
 const TOTAL_CONVERSATION =
   /\b(?:full|entire|complete|whole|verbatim|every|all)\b[^.\n]{0,40}\b(?:conversation|chat|messages|history)\b|\b(?:conversation|chat|message)\s+history\b|\bprevious\s+(?:messages|tool\s+(?:calls|results|outputs))\b|\bsystem\s+prompt\b|\binstructions\s+you\s+(?:were\s+given|received)\b|\beverything\s+the\s+user\s+(?:said|wrote|typed)\b/i;
 /** A file's contents, not its path: the parameter carries data read elsewhere. */
-const FILE_CONTENTS = /\b(?:contents?|text|body|data)\s+of\b|\b(?:read|cat|paste)\b/i;
+const FILE_CONTENTS = /\b(?:contents?|text|body|data)\s+of\b|\bwhat\s+(?:is\s+)?in\b/i;
 const SECRET_TOTALITY = /\b(?:all|every|any\s+available|the\s+user's|your|stored|saved|existing|current)\b/i;
 
 interface Hit {

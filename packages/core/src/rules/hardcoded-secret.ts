@@ -74,7 +74,8 @@ export default createRule({
             location: { file: file.path, ...position },
             key: `${format.id}:${maskSecret(secret)}`,
             message:
-              `${file.path} contains a ${format.label}${checksum === 'valid' ? ' with a valid checksum' : ''}${note}`,
+              `${file.path} contains ${/^[AEIOU]/.test(format.label) ? 'an' : 'a'} ${format.label}` +
+              `${checksum === 'valid' ? ' with a valid checksum' : ''}${format.id === 'aws-access-key-id' && !note ? ' and its secret access key' : ''}${note}`,
             evidence: format.id === 'private-key' ? shown : evidenceLine(lineText, secret),
           });
         }

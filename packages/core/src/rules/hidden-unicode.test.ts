@@ -89,6 +89,18 @@ describe('hidden-unicode in source files', () => {
     expect(serious(findings)).toHaveLength(1);
   });
 
+  it('never prints raw hidden characters in evidence, whatever class the finding is about', () => {
+    const text = '# ig\u200Bnore \u202Etxt.exe\nx = 1\n';
+    const findings = runRule(rule, { files: [{ path: 'server.py', text, language: 'python' }] });
+    expect(findings.map((finding) => finding.severity).sort()).toEqual(['high', 'medium']);
+    for (const finding of findings) expect(finding.evidence).not.toMatch(/[\u200B\u202A-\u202E\u2066-\u2069]/);
+  });
+
+  it('rates a zero-width character outside a word (a character constant) low', () => {
+    const findings = runRule(rule, { files: [{ path: 'src/chars.ts', text: 'export const ZWSP = "\u200B";\n', language: 'typescript' }] });
+    expect(findings.map((finding) => finding.severity)).toEqual(['low']);
+  });
+
   it('leaves a BOM at the start of a file and emoji in strings alone', () => {
     const text = '\uFEFFexport const greeting = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467} hi";\n';
     expect(runRule(rule, { files: [{ path: 'src/g.ts', text, language: 'typescript' }] })).toEqual([]);

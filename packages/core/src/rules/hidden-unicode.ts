@@ -19,11 +19,16 @@ function modelTextSeverity(run: HiddenRun): Severity {
  * In code, bidi controls reorder what a reviewer sees (Trojan Source) and tags hide text; zero-width characters are
  * only suspicious in code proper, because documentation and data files carry them legitimately.
  */
-function sourceSeverity(run: HiddenRun, file: SourceFile): Severity | undefined {
+function sourceSeverity(run: HiddenRun, file: SourceFile, text: string): Severity | undefined {
   if (run.decoded !== undefined) return run.decoded.length >= 3 ? 'critical' : 'high';
   const code = file.language !== undefined && file.role === 'source';
   if (run.class === 'bidi') return file.role === 'bundle' ? undefined : 'high';
-  if (code && run.class === 'zero-width') return 'medium';
+  if (code && run.class === 'zero-width') {
+    // Inside a word it makes two identifiers or keywords look alike; elsewhere (a character constant, prose in a
+    // comment) it is odd but harmless.
+    const splitsWord = /\w/.test(text[run.index - 1] ?? '') && /\w/.test(text[run.index + run.codePoints.length] ?? '');
+    return splitsWord ? 'medium' : 'low';
+  }
   if (code && run.class === 'invisible') return 'low';
   return undefined;
 }
@@ -87,9 +92,10 @@ export default createRule({
     }
 
     for (const file of context.files) {
-      if (file.text === undefined || file.role === 'vendored') continue;
-      const runs = hiddenRuns(file.text)
-        .map((run) => ({ run, severity: sourceSeverity(run, file) }))
+      const text = file.text;
+      if (text === undefined || file.role === 'vendored') continue;
+      const runs = hiddenRuns(text)
+        .map((run) => ({ run, severity: sourceSeverity(run, file, text) }))
         .filter((entry): entry is { run: HiddenRun; severity: Severity } => entry.severity !== undefined);
       // One finding per file and class: a file with a thousand zero-width spaces is one problem, not a thousand.
       const byClass = new Map<HiddenClass, typeof runs>();
@@ -97,9 +103,10 @@ export default createRule({
       for (const [hiddenClass, entries] of byClass) {
         const first = entries[0]!;
         const severity = entries.map((entry) => entry.severity).reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
-        const position = positionAt(file.text, first.run.index);
-        const line = lineAt(file.text, first.run.index);
-        const lineRuns = hiddenRuns(line).filter((run) => run.class === hiddenClass);
+        const position = positionAt(text, first.run.index);
+        const line = lineAt(text, first.run.index);
+        // Every hidden character of the line is revealed, not only this class: raw bidi controls would reorder the report.
+        const lineRuns = hiddenRuns(line);
         context.report({
           severity,
           location: { file: file.path, ...position },

@@ -30,8 +30,10 @@ const DECODERS: ReadonlyArray<{ encoding: string; pattern: RegExp; decode(match:
   },
   {
     encoding: 'URL encoding',
-    pattern: /\S*(?:%[0-9A-Fa-f]{2}\S{0,3}){6,}\S*/g,
+    // Whitespace-free tokens holding six or more %XX escapes; the count is checked in decode to keep the pattern linear.
+    pattern: /(?<!\S)[^\s%]*%[0-9A-Fa-f]{2}\S*/g,
     decode: (match) => {
+      if ((match.match(/%[0-9A-Fa-f]{2}/g) ?? []).length < 6) return undefined;
       try {
         return decodeURIComponent(match.replace(/\+/g, ' '));
       } catch {

@@ -1,6 +1,14 @@
 import { createRule } from './create-rule.js';
 import type { Severity } from '../scan/model.js';
-import { CONVERSATION_TARGET, DIRECTIVE, GENERIC_SECRET, SPECIFIC_SENSITIVE, TRANSFER } from './support/sensitive-targets.js';
+import {
+  CONVERSATION_TARGET,
+  DIRECTIVE,
+  GENERIC_SECRET,
+  IMPERATIVE_OPENING,
+  PRIVATE_DATA,
+  SPECIFIC_SENSITIVE,
+  TRANSFER,
+} from './support/sensitive-targets.js';
 import { clip, describeModelText, modelTextFinding, normalizeForMatching, sentences } from './support/text-patterns.js';
 
 /** Third-person verbs open capability statements ("Reads a file …", "Returns the secret …"). */
@@ -24,26 +32,32 @@ function pathAround(sentence: string, index: number): string {
 interface Hit {
   sentence: string;
   severity: Severity;
-  what: string;
+  what: string[];
 }
 
 function classify(sentence: string): Hit | undefined {
   const directive = DIRECTIVE.test(sentence) && !CAPABILITY_OPENING.test(sentence);
+  const imperative = IMPERATIVE_OPENING.test(sentence);
   const transfer = TRANSFER.test(sentence);
   const specific = [...sentence.matchAll(new RegExp(SPECIFIC_SENSITIVE.source, 'gi'))];
   if (specific.length > 0 && ACCESS_VERB.test(sentence)) {
-    const what = specific.map((match) => pathAround(sentence, match.index + match[0].search(/\S/))).join('`, `');
-    if (directive && transfer) return { sentence, severity: 'critical', what };
+    const what = specific.map((match) => pathAround(sentence, match.index + match[0].search(/\S/)));
+    if ((directive || imperative) && transfer) return { sentence, severity: 'critical', what };
     if (directive) return { sentence, severity: 'high', what };
+    // "Read ~/.ssh/config" may be what an SSH tool does; worth a look, not an alarm.
+    if (imperative) return { sentence, severity: 'low', what };
     return undefined;
   }
   if (specific.length > 0) return undefined;
   const conversation = CONVERSATION_TARGET.exec(sentence);
-  if (conversation && (directive || transfer)) return { sentence, severity: 'high', what: conversation[0] };
+  if (conversation && (directive || (imperative && transfer))) return { sentence, severity: 'high', what: [conversation[0]] };
+  // Other people's messages or the user's documents, moved somewhere on the description's say-so.
+  const privateData = PRIVATE_DATA.exec(sentence);
+  if (privateData && directive && transfer) return { sentence, severity: 'high', what: [privateData[0]] };
   const secret = GENERIC_SECRET.exec(sentence);
   // A generic secret word is a capability unless the model is told to move it somewhere and it is not the user's input.
   if (secret && directive && transfer && /\b(?:all|every|any|the\s+user's|your|their|stored|saved|existing)\b/i.test(sentence)) {
-    return { sentence, severity: 'high', what: secret[0] };
+    return { sentence, severity: 'high', what: [secret[0]] };
   }
   return undefined;
 }
@@ -79,7 +93,7 @@ export default createRule({
         .filter((hit): hit is Hit => hit !== undefined);
       if (hits.length === 0) continue;
       const worst = hits.reduce((a, b) => (RANK[b.severity] > RANK[a.severity] ? b : a));
-      const targets = [...new Set(hits.map((hit) => `\`${hit.what}\``))].join(', ');
+      const targets = [...new Set(hits.flatMap((hit) => hit.what))].map((what) => `\`${what}\``).join(', ');
       context.report({
         ...modelTextFinding(modelText),
         severity: worst.severity,

@@ -6,7 +6,7 @@ import { clip, describeModelText, modelTextFinding, normalizeForMatching, senten
 const IMPERATIVE = /\b(?:always|must|should|never|instead|also|first|make\s+sure|have\s+to|need\s+to|do\s+not|don't)\b/i;
 
 /** A tool reference: `send_email`, 'send_email' or send_email, optionally prefixed by a server ("mcp_tool_"). */
-const TOOL_NAME = String.raw`[\`'"]?([A-Za-z][\w.-]*[_.-][\w.-]*|[a-z]+)[\`'"]?`;
+const TOOL_NAME = String.raw`[\`'"]?([A-Za-z][\w.-]*)[\`'"]?`;
 
 interface Cue {
   name: string;
@@ -15,14 +15,15 @@ interface Cue {
   find(sentence: string): string | undefined;
 }
 
-function regexCue(name: string, weight: number, pattern: RegExp, group?: number): Cue {
+/** `groups`: the capture groups that may hold the tool name (alternatives of one pattern capture in different groups). */
+function regexCue(name: string, weight: number, pattern: RegExp, ...groups: number[]): Cue {
   return {
     name,
     weight,
     find(sentence) {
       const match = pattern.exec(sentence);
       if (!match) return undefined;
-      return group === undefined ? '' : (match[group] ?? '');
+      return groups.map((group) => match[group]).find((value) => value !== undefined) ?? '';
     },
   };
 }
@@ -45,7 +46,14 @@ const CUES: readonly Cue[] = [
   ),
   regexCue('addresses other tools or servers', 2, /\b(?:all|any|every)\s+other\s+(?:tools?|servers?|mcp\s+servers?|functions)\b[^.\n]{0,80}\b(?:must|should|always|never)\b|\b(?:must|should|always|never)\b[^.\n]{0,80}\b(?:all|any|every)\s+other\s+(?:tools?|servers?)\b/i),
   regexCue('changes how another tool is used', 3, new RegExp(String.raw`\bwhen(?:ever)?\s+(?:the\s+|using\s+the\s+|calling\s+the\s+|you\s+(?:use|call)\s+the\s+)?${TOOL_NAME}\s+tool\b`, 'i'), 1),
-  regexCue('replaces another tool', 3, new RegExp(String.raw`\b(?:instead\s+of|rather\s+than)\s+(?:using\s+|calling\s+)?(?:the\s+|any\s+)?${TOOL_NAME}(?:\s+tool)?`, 'i'), 1),
+  // "instead of fixed URLs" is no tool: a tool is meant when it is used/called or named as a tool.
+  regexCue(
+    'replaces another tool',
+    3,
+    new RegExp(String.raw`\b(?:instead\s+of|rather\s+than)\s+(?:(?:using|calling|invoking)\s+(?:the\s+|any\s+)?${TOOL_NAME}|(?:the\s+|any\s+)?${TOOL_NAME}\s+tool\b)`, 'i'),
+    1,
+    2,
+  ),
   regexCue('forbids another tool', 3, new RegExp(String.raw`\b(?:do\s+not|don't|never)\s+(?:use|call|invoke)\s+(?:the\s+)?${TOOL_NAME}\s+tool`, 'i'), 1),
 ];
 
@@ -54,6 +62,8 @@ function reachesOutside(reference: string, ownTools: ReadonlySet<string>, cue: C
   if (reference === '') return cue.weight >= 2 && !cue.name.startsWith('changes') && !cue.name.startsWith('replaces') && !cue.name.startsWith('forbids');
   const name = reference.toLowerCase().replace(/^(?:mcp_tool_|mcp__\w+__)/, '');
   if (ownTools.has(name) || ownTools.has(reference.toLowerCase())) return false;
+  // Servers prefix their own tools (`firecrawl_map`) and descriptions often use the short name (`map`).
+  if ([...ownTools].some((own) => own.endsWith(`_${name}`) || own.endsWith(`-${name}`) || own.endsWith(`.${name}`))) return false;
   if (['this', 'that', 'it', 'other', 'same', 'previous', 'next', 'first', 'appropriate', 'right', 'correct'].includes(name)) {
     return name === 'other';
   }

@@ -193,8 +193,8 @@ export async function extractTarGz(
   });
 
   const pendingWrites: Array<Promise<void>> = [];
-  // Entries still being written: when the stream fails mid-file they never end, so they are destroyed on failure.
-  const openEntries = new Set<ReadEntry>();
+  // Files still being written: when the stream fails mid-entry the entry never ends, so their writers are destroyed.
+  const openWriters = new Set<Transform>();
   let entryError: unknown;
   const parser = new Parser({
     strict: true,
@@ -210,8 +210,9 @@ export async function extractTarGz(
     },
   });
 
+  let cleaningUp = false;
   function fail(error: unknown): void {
-    console.log('fail', error);
+    if (cleaningUp) return;
     entryError ??= error;
     parser.abort(error instanceof Error ? error : new Error(String(error)));
   }
@@ -229,11 +230,12 @@ export async function extractTarGz(
       case 'ContiguousFile': {
         if (relative === null) throw new ArchiveError(`file entry without a name: ${entry.path}`);
         budget.addFile(entry.path, entry.size);
-        openEntries.add(entry);
+        const counter = budget.fileCounter(entry.path, false);
+        openWriters.add(counter);
         try {
-          await writeEntryFile(entry, insideDest(root, relative), budget.fileCounter(entry.path, false));
+          await writeEntryFile(entry, insideDest(root, relative), counter);
         } finally {
-          openEntries.delete(entry);
+          openWriters.delete(counter);
         }
         return;
       }
@@ -259,7 +261,7 @@ export async function extractTarGz(
       byteCounter((n) => (compressedBytes += n)),
       createGunzip(),
       inflateGuard,
-      feed(parser),
+      feed(parser, inflateGuard),
       { signal: options.signal },
     );
     await Promise.all(pendingWrites);
@@ -267,15 +269,17 @@ export async function extractTarGz(
     budget.bytes = inflatedBytes;
     return { files: budget.files, bytes: inflatedBytes, skipped };
   } catch (error) {
-    for (const entry of openEntries) entry.destroy();
+    const cause = entryError ?? error;
+    cleaningUp = true;
+    for (const writer of openWriters) writer.destroy();
     await Promise.allSettled(pendingWrites);
     await rm(root, { recursive: true, force: true });
-    throw toArchiveError(entryError ?? error);
+    throw toArchiveError(cause);
   }
 }
 
 /** node-tar's Parser is not a Node Writable, so pipeline ends in this sink that honours its backpressure and end. */
-function feed(parser: Parser): (source: AsyncIterable<Buffer>) => Promise<void> {
+function feed(parser: Parser, upstream: Transform): (source: AsyncIterable<Buffer>) => Promise<void> {
   return async (source) => {
     const finished = new Promise<void>((resolve, reject) => {
       parser.on('end', () => resolve());
@@ -284,8 +288,11 @@ function feed(parser: Parser): (source: AsyncIterable<Buffer>) => Promise<void> 
     });
     // The loop below may still be awaiting a chunk when the parser fails; the rejection is observed after it.
     finished.catch(() => undefined);
+    // If the upstream fails while we wait for a drain, the parser never drains: stop waiting when upstream closes.
+    const upstreamClosed = once(upstream, 'close');
+    upstreamClosed.catch(() => undefined);
     for await (const chunk of source) {
-      if (!parser.write(chunk)) await Promise.race([once(parser, 'drain'), finished]);
+      if (!parser.write(chunk)) await Promise.race([once(parser, 'drain'), finished, upstreamClosed]);
     }
     parser.end();
     await finished;

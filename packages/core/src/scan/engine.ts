@@ -157,15 +157,20 @@ export async function scanWorkspace(
     }, problems),
   );
 
-  if (mode === 'deep' && findings.length > 0) {
-    findings = await time('judges', async () => {
-      const panel = await runPanel(
-        findings,
-        { tools, flows, facts, files: inventory.files },
-        { judges: options.judges ?? defaultJudges(), signal: options.signal },
+  let dismissed: Finding[] | undefined;
+  if (mode === 'deep') {
+    dismissed = [];
+    if (findings.length > 0) {
+      const panel = await time('judges', () =>
+        runPanel(
+          findings,
+          { tools, flows, facts, files: inventory.files },
+          { judges: options.judges ?? defaultJudges(), signal: options.signal },
+        ),
       );
-      return panel.findings;
-    });
+      findings = panel.findings;
+      dismissed = panel.dismissed;
+    }
   }
   for (const finding of findings) emit({ type: 'finding', target: label, finding });
 
@@ -194,6 +199,7 @@ export async function scanWorkspace(
     },
     tools: tools.map(({ handlerId: _handlerId, ...tool }) => tool),
     findings: sortFindings(findings),
+    ...(dismissed ? { dismissed: sortFindings(dismissed) } : {}),
     score,
     grade,
     counts,

@@ -306,7 +306,10 @@ export interface ScanReport {
   timings: ScanTimings;
   stats: { files: number; bytes: number; parsedFiles: number; skippedFiles: number };
   tools: Array<Omit<ToolDefinition, 'handlerId'>>;
+  /** What the scan found; in deep mode, what the judge panel kept. */
   findings: Finding[];
+  /** Deep mode: findings the panel dismissed by majority, with their votes (served at /scan/{id}/consensus). */
+  dismissed?: Finding[];
   score: number;
   grade: 'A' | 'B' | 'C' | 'D' | 'F';
   counts: Record<Severity, number>;

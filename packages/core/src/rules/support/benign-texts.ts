@@ -1,6 +1,7 @@
 // Descriptions paraphrased from widely used MCP servers (the official reference servers: filesystem, fetch, git,
-// memory, github, slack, puppeteer, time, sequential-thinking, brave-search), used by the rule tests as the benign
-// half of their tables: every text rule must leave them alone.
+// memory, github, slack, puppeteer, time, sequential-thinking, brave-search; firecrawl), used by the rule tests as
+// the benign half of their tables: every text rule must leave them alone. The last entries are texts that once
+// produced false positives when the rules ran over the published packages of these servers.
 import type { ToolDefinition } from '../../scan/model.js';
 import { tool } from './test-context.js';
 
@@ -147,6 +148,25 @@ export const BENIGN_TOOLS: ToolDefinition[] = [
   {
     ...tool('instructions', 'This server provides access to Jira. Always confirm with the user before creating or deleting issues.', [], 'instructions'),
   },
+  tool('slack_get_channel_history', 'Get recent messages from a channel', [
+    { name: 'channel_id', description: 'The ID of the channel' },
+    { name: 'limit', type: 'number', description: 'Number of messages to retrieve (default 10)', required: false },
+  ]),
+  tool(
+    'firecrawl_map',
+    'Map a website to discover all indexed URLs on the site.\n**Common mistakes:** Using crawl to discover URLs instead of ' +
+      'map; jumping straight to firecrawl_agent when scrape fails instead of using map first to find the right page.',
+    [{ name: 'url', description: 'Starting URL for URL discovery' }],
+  ),
+  tool(
+    'firecrawl_monitor_create',
+    'Create a monitor that re-runs searches on a schedule.\n- `queries`: one or more search queries (1-12) to monitor instead of fixed URLs.',
+    [{ name: 'queries', type: 'array', description: 'Search queries to monitor' }],
+  ),
+  tool('puppeteer_screenshot', 'Take a screenshot of the current page or a specific element', [
+    { name: 'name', description: 'Name for the screenshot' },
+    { name: 'encoded', type: 'boolean', description: 'If true, capture the screenshot as a base64-encoded data URI (as text) instead of binary image content. Default false.', required: false },
+  ]),
   tool('git_diff', 'Shows differences between branches or commits', [
     { name: 'repo_path', description: 'Path to the Git repository' },
     { name: 'target', description: 'Target branch or commit to compare with' },

@@ -55,7 +55,7 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   {
     id: 'private-key',
     label: 'private key',
-    pattern: /-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----[\s\S]{64,}?-----END \1-----/g,
+    pattern: /-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----[\s\S]{64,16384}?-----END \1-----/g,
   },
 ];
 

@@ -6,7 +6,7 @@ import type { FileIndex } from '../analysis/javascript/file-index.js';
 import { staticString, staticValue } from '../analysis/javascript/file-index.js';
 import { parametersFromSchema } from '../analysis/javascript/schema.js';
 import type { ToolParameter } from '../model.js';
-import type { Extraction } from './mcp-sdk.js';
+import type { Extraction, FileVisitor } from './mcp-sdk.js';
 import { addDeclared, emptyExtraction, resolveFunction, staticRecord } from './mcp-sdk.js';
 
 const KINDS: Record<string, 'tool' | 'prompt' | 'resource'> = {
@@ -36,11 +36,17 @@ function objectOf(node: AstNode | undefined, index: FileIndex): AstNode | undefi
 }
 
 export function extractFastMcp(index: FileIndex, extraction: Extraction = emptyExtraction()): Extraction {
-  walk(index.parsed.program, (node) => {
+  const visitor = fastMcpVisitor(index, extraction);
+  walk(index.parsed.program, (node) => visitor.enter(node));
+  return extraction;
+}
+
+export function fastMcpVisitor(index: FileIndex, extraction: Extraction): FileVisitor {
+  const enter = (node: AstNode): void => {
     if (node.type === 'NewExpression') {
       const callee = unwrap(node.callee);
       const className = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
-      if (className !== 'FastMCP') return true;
+      if (className !== 'FastMCP') return;
       const options = objectOf(node.arguments[0], index);
       const instructionsNode = objectProperty(options, 'instructions');
       const instructions = staticString(instructionsNode, index);
@@ -53,18 +59,18 @@ export function extractFastMcp(index: FileIndex, extraction: Extraction = emptyE
           extractor: 'fastmcp-ts',
         });
       }
-      return true;
+      return;
     }
-    if (node.type !== 'CallExpression') return true;
+    if (node.type !== 'CallExpression') return;
     const callee = unwrap(node.callee);
     const method = callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
     const kind = method ? KINDS[method] : undefined;
-    if (!kind) return true;
+    if (!kind) return;
     const config = objectOf(node.arguments[0], index);
-    if (config?.type !== 'ObjectExpression') return true;
+    if (config?.type !== 'ObjectExpression') return;
     const nameNode = objectProperty(config, 'name');
     const name = staticString(nameNode, index);
-    if (!nameNode || name === undefined) return true;
+    if (!nameNode || name === undefined) return;
     const handler = resolveFunction(objectProperty(config, kind === 'tool' ? 'execute' : 'load'), index);
     const description = staticString(objectProperty(config, 'description'), index);
     const annotations = staticRecord(objectProperty(config, 'annotations'), index);
@@ -85,7 +91,6 @@ export function extractFastMcp(index: FileIndex, extraction: Extraction = emptyE
       ...(handler && { handler }),
       argsParam: kind === 'resource' && method === 'addResource' ? -1 : 0,
     });
-    return true;
-  });
-  return extraction;
+  };
+  return { enter, finish: () => undefined };
 }

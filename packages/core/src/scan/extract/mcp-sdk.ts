@@ -179,31 +179,44 @@ function requestSchemaName(node: AstNode | undefined): string {
 
 const HIGH_LEVEL_METHODS = new Set(['registerTool', 'tool', 'registerPrompt', 'prompt', 'registerResource', 'resource']);
 
+/** A per-node visitor, so the analyzer can run every extractor and the fact finder in one walk over a file. */
+export interface FileVisitor {
+  enter(node: AstNode): void;
+  finish(): void;
+}
+
 export function extractMcpSdk(index: FileIndex, extraction: Extraction = emptyExtraction()): Extraction {
-  walk(index.parsed.program, (node) => {
+  const visitor = mcpSdkVisitor(index, extraction);
+  walk(index.parsed.program, (node) => visitor.enter(node));
+  visitor.finish();
+  return extraction;
+}
+
+export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVisitor {
+  const enter = (node: AstNode): void => {
     if (node.type === 'NewExpression') {
       extractInstructions(node, index, extraction);
-      return true;
+      return;
     }
-    if (node.type !== 'CallExpression') return true;
+    if (node.type !== 'CallExpression') return;
     const callee = unwrap(node.callee);
-    if (callee?.type !== 'MemberExpression') return true;
+    if (callee?.type !== 'MemberExpression') return;
     const method = memberName(callee);
-    if (!method) return true;
+    if (!method) return;
     const args: AstNode[] = node.arguments;
     if (method === 'setRequestHandler') {
       extractLowLevel(args, index, extraction);
-      return true;
+      return;
     }
-    if (!HIGH_LEVEL_METHODS.has(method)) return true;
+    if (!HIGH_LEVEL_METHODS.has(method)) return;
     const nameNode = args[0];
     const name = staticString(nameNode, index);
-    if (!nameNode || name === undefined || args.length < 2) return true;
+    if (!nameNode || name === undefined || args.length < 2) return;
     const last = args[args.length - 1];
     const handler = resolveFunction(last, index);
     if (method === 'registerTool' || method === 'registerPrompt') {
       const config = unwrap(args[1]);
-      if (config?.type !== 'ObjectExpression' && config?.type !== 'Identifier') return true;
+      if (config?.type !== 'ObjectExpression' && config?.type !== 'Identifier') return;
       const object = config.type === 'Identifier' ? unwrap(index.variables.get(config.name)) : config;
       const schema = objectProperty(object, method === 'registerTool' ? 'inputSchema' : 'argsSchema');
       const declared: Declared = {
@@ -222,10 +235,10 @@ export function extractMcpSdk(index: FileIndex, extraction: Extraction = emptyEx
       if (annotations) declared.annotations = annotations;
       if (handler) declared.handler = handler;
       addDeclared(index, extraction, declared);
-      return true;
+      return;
     }
     if (method === 'tool' || method === 'prompt') {
-      if (!handler) return true;
+      if (!handler) return;
       const middle = args.slice(1, -1);
       const declared: Declared = { kind: method, nameNode, name, extractor: 'mcp-sdk', handler, argsParam: -1 };
       let position = 0;
@@ -243,26 +256,26 @@ export function extractMcpSdk(index: FileIndex, extraction: Extraction = emptyEx
       const annotations = staticRecord(middle[position], index);
       if (annotations) declared.annotations = annotations;
       addDeclared(index, extraction, declared);
-      return true;
+      return;
     }
     // resource(name, uri, [metadata], cb) / registerResource(name, uri, metadata, cb)
     const uri = resourceUri(args[1], index);
-    if (uri === undefined || !handler) return true;
+    if (uri === undefined || !handler) return;
     const metadata = args.length > 3 ? staticRecord(args[2], index) : undefined;
     const declared: Declared = { kind: 'resource', nameNode, name, extractor: 'mcp-sdk', uri, argsParam: -1, handler };
     if (typeof metadata?.title === 'string') declared.title = metadata.title;
     if (typeof metadata?.description === 'string') declared.description = metadata.description;
     addDeclared(index, extraction, declared);
-    return true;
-  });
-  // Low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.
-  const dispatcher = extraction.dispatchers[0];
-  if (dispatcher) {
+  };
+  const finish = (): void => {
+    // Low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.
+    const dispatcher = extraction.dispatchers[0];
+    if (!dispatcher) return;
     for (const tool of extraction.tools) {
       if (tool.extractor === 'mcp-sdk-lowlevel' && tool.kind === 'tool' && !tool.handlerId) tool.handlerId = handlerIdOf(index, dispatcher);
     }
-  }
-  return extraction;
+  };
+  return { enter, finish };
 }
 
 const SERVER_CLASSES = /^(McpServer|Server)$/;

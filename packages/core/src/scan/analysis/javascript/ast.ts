@@ -95,21 +95,32 @@ export function snippetOf(parsed: ParsedFile, node: AstNode): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
-/** Calls `enter` for every node below (and including) `node`; returning false from `enter` skips its children. */
-export function walk(node: AstNode, enter: (node: AstNode, parent: AstNode | null) => boolean | void): void {
-  const visit = (current: AstNode, parent: AstNode | null): void => {
-    if (enter(current, parent) === false) return;
-    const keys = visitorKeys[current.type];
-    if (!keys) return;
-    for (const key of keys) {
-      const child = current[key];
+// Type annotations, decorators and type arguments never hold runtime code: skipping them keeps the walk cheap.
+const SKIPPED_KEYS = new Set(['typeAnnotation', 'decorators', 'typeArguments', 'typeParameters', 'returnType', 'superTypeArguments', 'implements']);
+const CHILD_KEYS = new Map(Object.entries(visitorKeys).map(([type, keys]) => [type, keys.filter((key) => !SKIPPED_KEYS.has(key))]));
+
+/**
+ * Calls `enter` for every node below (and including) `node` in source order; returning false skips the node's children.
+ * An explicit stack instead of recursion: several times faster on large bundles, and no stack overflow on deep nesting.
+ */
+export function walk(node: AstNode, enter: (node: AstNode) => boolean | void): void {
+  const stack: AstNode[] = [node];
+  while (stack.length > 0) {
+    const current = stack.pop() as AstNode;
+    if (enter(current) === false) continue;
+    const keys = CHILD_KEYS.get(current.type);
+    if (!keys) continue;
+    for (let k = keys.length - 1; k >= 0; k--) {
+      const child = current[keys[k] as string];
       if (child === null || child === undefined) continue;
       if (Array.isArray(child)) {
-        for (const item of child) if (item && typeof item.type === 'string') visit(item, current);
-      } else if (typeof child.type === 'string') visit(child, current);
+        for (let i = child.length - 1; i >= 0; i--) {
+          const item = child[i];
+          if (item !== null && item !== undefined) stack.push(item);
+        }
+      } else if (typeof child === 'object' && typeof child.type === 'string') stack.push(child);
     }
-  };
-  visit(node, null);
+  }
 }
 
 /** Strips TypeScript-only wrappers that do not change the runtime value. */

@@ -1,4 +1,5 @@
 // Non-dataflow facts for the transport, TLS and obfuscation rules, found in one walk over a file.
+import type { FileVisitor } from '../../extract/mcp-sdk.js';
 import type { CodeFact, CodeFactKind } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { locationOf, memberName, objectProperty, propertyName, snippetOf, unwrap, walk } from './ast.js';
@@ -46,8 +47,14 @@ function hostDetail(node: AstNode | undefined, index: FileIndex): string {
 }
 
 export function findFacts(index: FileIndex): CodeFact[] {
-  const parsed = index.parsed;
   const facts: CodeFact[] = [];
+  const visitor = factsVisitor(index, facts);
+  walk(index.parsed.program, (node) => visitor.enter(node));
+  return facts;
+}
+
+export function factsVisitor(index: FileIndex, facts: CodeFact[]): FileVisitor {
+  const parsed = index.parsed;
   const add = (kind: CodeFactKind, node: AstNode, detail?: string): void => {
     facts.push({ kind, location: locationOf(parsed, node), snippet: snippetOf(parsed, node), ...(detail !== undefined && { detail }) });
   };
@@ -56,7 +63,7 @@ export function findFacts(index: FileIndex): CodeFact[] {
     return value === false || value === 0 || value === '0';
   };
 
-  walk(parsed.program, (node) => {
+  const enter = (node: AstNode): void => {
     switch (node.type) {
       case 'Property': {
         const key = propertyName(node.key, node.computed);
@@ -69,14 +76,14 @@ export function findFacts(index: FileIndex): CodeFact[] {
           const transport = staticString(node.value, index);
           if (transport === 'httpStream' || transport === 'sse') add('mcp-http-transport', node, transport);
         } else if (key && /^access-control-allow-origin$/i.test(key) && staticString(node.value, index) === '*') add('cors-wildcard', node, '*');
-        return true;
+        return;
       }
       case 'AssignmentExpression': {
         const left = unwrap(node.left);
         if (left?.type === 'MemberExpression' && memberName(left) === 'NODE_TLS_REJECT_UNAUTHORIZED' && isFalse(node.right)) {
           add('tls-verification-disabled', node, 'NODE_TLS_REJECT_UNAUTHORIZED');
         }
-        return true;
+        return;
       }
       case 'MemberExpression': {
         const object = unwrap(node.object);
@@ -85,33 +92,33 @@ export function findFacts(index: FileIndex): CodeFact[] {
           if (AUTH_HEADERS.test(name)) add('auth-middleware', node, name.toLowerCase());
           else if (ORIGIN_HEADERS.test(name)) add('origin-check', node, name.toLowerCase());
         }
-        return true;
+        return;
       }
       case 'Literal': {
         if (typeof node.value === 'string' && node.value.length >= 200) {
           const decoded = decodeBlob(node.value);
           if (decoded !== undefined) add('encoded-blob', node, decoded.slice(0, 200));
         }
-        return true;
+        return;
       }
       case 'ImportExpression': {
         if (staticString(node.source, index) === undefined) add('dynamic-require', node, decodedSpecifier(node.source, index));
-        return true;
+        return;
       }
       case 'NewExpression': {
         const callee = unwrap(node.callee);
         const name = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
         if (name && TRANSPORT_CLASS.test(name)) add('mcp-http-transport', node, name);
-        return true;
+        return;
       }
       case 'CallExpression':
         callFacts(node, index, add);
-        return true;
+        return;
       default:
-        return true;
+        return;
     }
-  });
-  return facts;
+  };
+  return { enter, finish: () => undefined };
 }
 
 function decodedSpecifier(node: AstNode | undefined, index: FileIndex): string | undefined {

@@ -1,22 +1,35 @@
 // The JavaScript/TypeScript analyzer: parse with oxc, index each file once, extract tool definitions, find code facts,
 // then run the taint pass over all files together (helpers imported across files are summarised once).
 import type { CodeFact, ParseProblem, SourceFile, ToolDefinition } from '../../model.js';
-import { extractFastMcp } from '../../extract/fastmcp-ts.js';
-import type { Extraction } from '../../extract/mcp-sdk.js';
-import { emptyExtraction, extractMcpSdk } from '../../extract/mcp-sdk.js';
+import { fastMcpVisitor } from '../../extract/fastmcp-ts.js';
+import type { Extraction, FileVisitor } from '../../extract/mcp-sdk.js';
+import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
-import { parseFile } from './ast.js';
-import { findFacts } from './facts.js';
+import { parseFile, walk } from './ast.js';
+import { factsVisitor } from './facts.js';
 import type { FileIndex } from './file-index.js';
 import { buildFileIndex } from './file-index.js';
 import type { FileContext } from './taint.js';
 import { TaintEngine, newScope } from './taint.js';
 
-/** Extracts the tools, prompts, resources and instructions one file declares (every supported framework). */
-export function extractTools(index: FileIndex): Extraction {
+// A file that mentions none of these cannot declare a tool with a supported framework; skipping the extractors' node
+// checks for it is a cheap text test.
+const DECLARES_TOOLS = /registerTool|registerPrompt|registerResource|\.(tool|prompt|resource)\(|setRequestHandler|McpServer|FastMCP|addTool|addPrompt|addResource|new Server\b/;
+
+/**
+ * One walk over a file: extracts the tools, prompts, resources and instructions it declares (every supported framework)
+ * and, when `facts` is given, collects its code facts.
+ */
+export function extractTools(index: FileIndex, facts?: CodeFact[]): Extraction {
   const extraction = emptyExtraction();
-  extractMcpSdk(index, extraction);
-  extractFastMcp(index, extraction);
+  const visitors: FileVisitor[] = [];
+  if (DECLARES_TOOLS.test(index.parsed.text)) visitors.push(mcpSdkVisitor(index, extraction), fastMcpVisitor(index, extraction));
+  if (facts) visitors.push(factsVisitor(index, facts));
+  if (visitors.length === 0) return extraction;
+  walk(index.parsed.program, (node) => {
+    for (const visitor of visitors) visitor.enter(node);
+  });
+  for (const visitor of visitors) visitor.finish();
   return extraction;
 }
 
@@ -49,9 +62,8 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
       continue;
     }
     const index = buildFileIndex(outcome.parsed);
-    const extraction = extractTools(index);
+    const extraction = extractTools(index, facts);
     allTools.push(...extraction.tools);
-    facts.push(...findFacts(index));
     contexts.set(file.path, {
       index,
       handlers: new Map(extraction.handlers.map((handler) => [handler.node, handler])),

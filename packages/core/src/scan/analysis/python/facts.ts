@@ -13,20 +13,32 @@ const ORIGIN_CALLS = /(^|\.)(TransportSecuritySettings|TrustedHostMiddleware)$/;
 const BASE64_BLOB = /^[A-Za-z0-9+/_-]{200,}={0,2}$/;
 const HEX_BLOB = /^(?:[0-9a-fA-F]{2}){100,}$/;
 
+/** Words one of the call facts needs; a file without any of them has no call facts, so its calls are not walked. */
+const CALL_FACT_WORDS =
+  /verify|ssl|cert_reqs|\.run\b|run_app|uvicorn|hypercorn|_app\b|_async\b|Transport|SessionManager|CORS|auth|Auth|Bearer|APIKey|OAuth|Security|TrustedHost|headers|__import__|import_module/;
+const FACT_ATTRIBUTE_WORDS = /CERT_NONE|_create_unverified_context|check_hostname|\.verify\s*=|access-control-allow-origin/i;
+const BLOB_CANDIDATE = /[A-Za-z0-9+/_-]{120,}|(?:[0-9a-fA-F]{2}){60,}/;
+
 export function pythonFacts(module: PyModule): CodeFact[] {
   const facts: CodeFact[] = [];
+  const text = module.file.text ?? '';
+  const types: string[] = [];
+  if (CALL_FACT_WORDS.test(text)) types.push('call');
+  if (FACT_ATTRIBUTE_WORDS.test(text)) types.push('attribute', 'assignment', 'pair');
+  if (BLOB_CANDIDATE.test(text)) types.push('string', 'concatenated_string');
+  if (types.length === 0) return facts;
   const add = (kind: CodeFactKind, node: Node, detail?: string) => {
     const fact: CodeFact = { kind, location: location(module.path, node), snippet: snippet(node) };
     if (detail !== undefined) fact.detail = detail;
     facts.push(fact);
   };
-  const serverHosts = fastMcpHosts(module);
+  const serverHosts = text.includes('FastMCP') ? fastMcpHosts(module) : new Map<string, string>();
 
-  for (const node of module.root.descendantsOfType(['call', 'attribute', 'assignment', 'string', 'concatenated_string', 'pair'])) {
+  for (const node of module.root.descendantsOfType(types)) {
     if (!node) continue;
     switch (node.type) {
       case 'call':
-        callFacts(module, node, add, serverHosts);
+        if (CALL_FACT_WORDS.test(node.text)) callFacts(module, node, add, serverHosts);
         break;
       case 'attribute': {
         const name = qualify(module, dottedName(node) ?? '');
@@ -50,7 +62,7 @@ export function pythonFacts(module: PyModule): CodeFact[] {
         break;
       }
       default: {
-        if (node.parent?.type === 'concatenated_string') break;
+        if (node.endIndex - node.startIndex < 200 || node.parent?.type === 'concatenated_string') break;
         const value = stringValue(node);
         if (value === undefined || value.length < 200) break;
         const compact = value.replace(/\s+/g, '');

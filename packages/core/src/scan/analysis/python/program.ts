@@ -1,7 +1,7 @@
 // Per-file indexes (imports, functions, module constants) built in one pass over each tree, and the lookups across
 // files of one package that extraction and dataflow share.
 import type { Tree } from 'web-tree-sitter';
-import type { SourceFile } from '../../model.js';
+import type { SourceFile, ToolDefinition, ToolParameter } from '../../model.js';
 import { dottedName, type Node } from './syntax.js';
 
 /** What a local name is bound to by an import: `import a.b as c` → {module: 'a.b'}; `from .x import y` → {module: 'x', level: 1, name: 'y'}. */
@@ -147,6 +147,7 @@ function indexClass(module: PyModule, definition: Node): void {
 export class PyProgram {
   readonly modules: PyModule[] = [];
   private readonly byPath = new Map<string, PyModule>();
+  private readonly resolved = new Map<string, PyModule | undefined>();
 
   add(module: PyModule): void {
     this.modules.push(module);
@@ -155,6 +156,15 @@ export class PyProgram {
 
   /** The file an import refers to, if it is part of the package: relative imports from the importer's folder, absolute ones by path suffix. */
   resolveModule(from: PyModule, moduleName: string, level: number): PyModule | undefined {
+    const folder = from.path.slice(0, from.path.lastIndexOf('/') + 1);
+    const key = `${level}:${level > 0 ? folder : ''}:${moduleName}`;
+    if (this.resolved.has(key)) return this.resolved.get(key);
+    const module = this.lookupModule(from, moduleName, level);
+    this.resolved.set(key, module);
+    return module;
+  }
+
+  private lookupModule(from: PyModule, moduleName: string, level: number): PyModule | undefined {
     const relative = moduleName.replace(/\./g, '/');
     if (level > 0) {
       const folders = from.path.split('/').slice(0, -1);
@@ -225,11 +235,11 @@ export interface PyHandler {
   tool: string;
   module: PyModule;
   definition: Node;
-  parameters: import('../../model.js').ToolParameter[];
+  parameters: ToolParameter[];
 }
 
 export interface PyExtraction {
-  tools: import('../../model.js').ToolDefinition[];
+  tools: ToolDefinition[];
   handlers: PyHandler[];
 }
 

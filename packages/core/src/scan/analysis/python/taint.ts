@@ -139,11 +139,35 @@ export interface TaintResult {
 }
 
 /** Runs the dataflow over a parsed package: every function once (for environment dumps, secrets and payloads), then each tool's handler. */
+/** Text that can produce an origin other than tool input: the environment, a secret's path, a decoder. */
+const ORIGIN_WORDS =
+  /environ|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs|decompress|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Chrome|firefox|Keychains|gnupg/;
+
 export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[], mode: ScanMode): TaintFlow[] {
   const engine = new TaintEngine(program, mode);
   for (const module of program.modules) {
-    engine.analyzeModuleBody(module);
-    for (const definition of [...module.functions.values(), ...module.methods.values()]) engine.summary(module, definition, true);
+    if (ORIGIN_WORDS.test(module.file.text ?? '')) engine.analyzeModuleBody(module);
+  }
+  // Handlers pull in the summaries they need. The sweep for secrets, environment dumps and decoded payloads visits
+  // only functions that mention such an origin, then the callers of those that return one, and so on a few rounds.
+  const functions = program.modules.flatMap((module) =>
+    [...module.functions.values(), ...module.methods.values()].map((definition) => ({ module, definition, text: definition.text })),
+  );
+  const visited = new Set<(typeof functions)[number]>();
+  let mentions = ORIGIN_WORDS;
+  for (let round = 0; round < 4; round++) {
+    const returning = new Set<string>();
+    for (const entry of functions) {
+      if (visited.has(entry) || !mentions.test(entry.text)) continue;
+      visited.add(entry);
+      const summary = engine.summary(entry.module, entry.definition, true);
+      if (summary.returns.some((taint) => !taint.param && taint.origin.kind !== 'unknown')) {
+        const name = entry.definition.childForFieldName('name')?.text;
+        if (name) returning.add(name);
+      }
+    }
+    if (returning.size === 0) break;
+    mentions = new RegExp(`\\b(${[...returning].join('|')})\\s*\\(`);
   }
   for (const handler of handlers) engine.analyzeHandler(handler);
   return engine.flows;
@@ -638,7 +662,14 @@ class Scope {
       const args = callArguments(call);
       if (method === 'startswith' || method === 'is_relative_to' || method === 'relative_to') {
         const subject = baseIdentifier(callee!.childForFieldName('object')!);
-        if (subject) this.markContainment(subject);
+        if (!subject) continue;
+        const prefix = method === 'startswith' && args.positional[0] ? this.staticText(args.positional[0]) : undefined;
+        // url.startswith("https://api.example.com/") pins the host; url.startswith("https://") pins nothing.
+        if (prefix?.complete && /^[a-z][a-z0-9+.-]*:/i.test(prefix.text)) {
+          if (FIXED_HOST.test(prefix.text)) this.mark(subject, 'url-allowlist');
+        } else {
+          this.markContainment(subject);
+        }
         continue;
       }
       const name = dottedName(callee);
@@ -656,7 +687,7 @@ class Scope {
     for (const comparison of [condition, ...condition.descendantsOfType('comparison_operator')]) {
       if (!comparison || comparison.type !== 'comparison_operator') continue;
       const operators = comparison.children.filter((child) => child && !child.isNamed).map((child) => child!.text);
-      if (!operators.some((operator) => operator === 'in' || operator === 'not in' || operator === 'not')) continue;
+      if (!operators.some((operator) => operator === 'in' || operator === 'not in')) continue;
       const left = comparison.namedChildren[0];
       if (!left) continue;
       if (left.type === 'attribute' && /^(hostname|netloc|host)$/.test(left.childForFieldName('attribute')?.text ?? '')) {
@@ -775,7 +806,7 @@ class Scope {
         }
       }
     }
-    const sensitive = holes === 0 ? sensitiveTaint(this.module.path, node, stringValue(node) ?? literal) : undefined;
+    const sensitive = holes === 0 && SENSITIVE_PATH.test(literal) ? sensitiveTaint(this.module.path, node, stringValue(node) ?? literal) : undefined;
     const taints = union(...parts);
     const whole = holes === 1 && literal.length === 0;
     return union(whole ? taints : embedded(taints), sensitive ? [sensitive] : []);
@@ -1056,7 +1087,7 @@ class Scope {
       return 'sql';
     }
     if (method === 'sendmail' || method === 'send_message') {
-      this.emailSink(node, written, call.object, args, argTaints, keywordTaints);
+      this.emailSink(node, written, args);
       return 'email';
     }
     const pathLike = receiverType === 'pathlib.Path';
@@ -1096,7 +1127,7 @@ class Scope {
     if (leaked.length > 0 || payload.length > 0) this.report(this.sinkAt(node, 'network-send', callee, extra), union(leaked, payload));
   }
 
-  private emailSink(node: Node, callee: string, object: Node | null | undefined, args: CallArguments, argTaints: Taint[][], keywordTaints: Map<string, Taint[]>): void {
+  private emailSink(node: Node, callee: string, args: CallArguments): void {
     const sendmail = callee.endsWith('sendmail');
     const messageNode = sendmail ? (args.positional[2] ?? args.keywords.get('msg')) : (args.positional[0] ?? args.keywords.get('msg'));
     const recipientsNode = sendmail ? (args.positional[1] ?? args.keywords.get('to_addrs')) : (args.positional[2] ?? args.keywords.get('to_addrs'));
@@ -1117,9 +1148,6 @@ class Scope {
     const extra = recipients.length > 0 ? { target: [...new Set(recipients)].join(', ') } : {};
     const messageTaints = messageNode ? this.expression(messageNode) : [];
     const recipientTaints = recipientsNode ? this.expression(recipientsNode) : [];
-    void argTaints;
-    void keywordTaints;
-    void object;
     this.report(this.sinkAt(node, 'email', callee, extra), union(messageTaints, recipientTaints));
   }
 
