@@ -14,3 +14,4 @@ export interface TargetVerdict {
 export declare function checkTargets(measured: { ratio: number; peakRssKiB: number; endToEndP50Ms: number }): TargetVerdict[];
 export declare function formatTable(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string;
 export declare function round(value: number, digits?: number): number;
+export declare function formatMarkdown(run: unknown): string;

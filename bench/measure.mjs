@@ -62,3 +62,52 @@ export function round(value, digits = 1) {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** The results of one run (the shape of `.bench-cache/last-run.json`) as Markdown tables for bench/README.md. */
+export function formatMarkdown(run) {
+  const { totals, environment } = run;
+  const cell = (value) => (typeof value === 'number' ? formatNumber(value) : String(value));
+  const table = (headers, rows) =>
+    [`| ${headers.join(' | ')} |`, `|${headers.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`]
+      .concat(rows.map((row) => `| ${row.map(cell).join(' | ')} |`))
+      .join('\n');
+  const severities = ['critical', 'high', 'medium', 'low', 'info'];
+  return [
+    `Run of ${run.at.slice(0, 16).replace('T', ' ')} UTC: ${environment.node}, ${environment.platform}, ${environment.cpus} × ${environment.cpuModel}; ` +
+      `1-min load ${totals.loadAverage.before} → ${totals.loadAverage.after}; median of ${run.reps} after a warm-up.`,
+    '',
+    table(
+      ['pass', 'wall ms', 'files/s', 'MiB/s', '× parse-only', 'CPU ms', '× parse-only (CPU)'],
+      [
+        ['parse-only', totals.parse.ms, totals.parse.filesPerSecond, totals.parse.mibPerSecond, 1, totals.parse.cpuMs, 1],
+        ['fast scan', totals.fast.ms, totals.fast.filesPerSecond, totals.fast.mibPerSecond, totals.ratio, totals.fast.cpuMs, totals.cpuRatio],
+        ['deep scan', totals.deep.ms, totals.deep.filesPerSecond, totals.deep.mibPerSecond, totals.deepRatio, totals.deep.cpuMs, totals.deepCpuRatio],
+      ],
+    ),
+    '',
+    `${totals.packages} packages, ${totals.files} analysed files, ${totals.mib} MiB. Single package end-to-end p50 ${totals.endToEndP50Ms} ms ` +
+      `(max ${totals.endToEndMaxMs} ms; fetch stage p50 ${totals.endToEndFetchP50Ms} ms). Peak RSS ${round(totals.peakRssKiB / 1024)} MiB.`,
+    '',
+    table(
+      ['target', 'measured', 'goal', 'result'],
+      run.targets.map((verdict) => [verdict.name, verdict.value, verdict.target, verdict.pass ? 'pass' : '**fail**']),
+    ),
+    '',
+    table(
+      ['package', 'files', 'KB', 'parse ms', 'fast ms', '×', '× CPU', 'deep ms', 'e2e ms', 'tools', 'C/H/M/L/I (fast)'],
+      run.packages.map((row) => [
+        `\`${row.package}\``,
+        row.files,
+        row.kb,
+        row.parseMs,
+        row.fastMs,
+        row.ratio,
+        row.cpuRatio,
+        row.deepMs,
+        row.endToEndMs,
+        row.tools,
+        severities.map((severity) => row.counts[severity] ?? 0).join('/'),
+      ]),
+    ),
+  ].join('\n');
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The scan benchmark: real MCP server packages from npm, scanned in-process with the built core.
-// Usage: node bench/scan-bench.mjs [--check] [--reps N] [--only SUBSTRING] [--findings [--mode fast|deep]]
+// Usage: node bench/scan-bench.mjs [--check] [--reps N] [--only SUBSTRING] [--findings [--mode fast|deep]] [--markdown]
 // See bench/README.md for what is measured and how.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cachedWorkspace, ensureCorpus, readCorpus } from './corpus-cache.mjs';
-import { checkTargets, formatTable, median, round, throughput } from './measure.mjs';
+import { checkTargets, formatMarkdown, formatTable, median, round, throughput } from './measure.mjs';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.dirname(benchDir);
@@ -22,8 +22,15 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     findings: { type: 'boolean', default: false },
     mode: { type: 'string', default: 'fast' },
+    markdown: { type: 'boolean', default: false },
   },
 });
+
+// --markdown renders the last run for bench/README.md and measures nothing.
+if (args.markdown) {
+  console.log(formatMarkdown(JSON.parse(await readFile(path.join(cacheDir, 'last-run.json'), 'utf8'))));
+  process.exit(0);
+}
 
 const core = await import(path.join(repoRoot, 'packages/core/dist/index.js')).catch((error) => {
   console.error(`cannot load the built core (run \`npm run build -w @svc/core\` first): ${error.message}`);

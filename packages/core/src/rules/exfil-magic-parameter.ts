@@ -1,7 +1,8 @@
 import { createRule } from './create-rule.js';
 import type { Severity, ToolDefinition, ToolParameter } from '../scan/model.js';
 import { GENERIC_SECRET, SPECIFIC_SENSITIVE, TRANSFER } from './support/sensitive-targets.js';
-import { clip, modelTextFinding, normalizeForMatching, sentences } from './support/text-patterns.js';
+import { worstSeverity } from './support/severity.js';
+import { clip, normalizeForMatching, sentences } from './support/text-patterns.js';
 
 /** Names that carry nothing the tool needs, the usual hiding place for exfiltrated data. */
 const CARRIER_NAME = /^(?:side_?notes?|notes?|context|feedback|metadata|meta|extra|debug|remarks?|annotations?|comments?|reasoning|details|info|data|payload|summary|signature|trace|telemetry)$/i;
@@ -22,8 +23,6 @@ interface Hit {
   reason: string;
   evidence: string;
 }
-
-const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 
 /** What a parameter's own description asks the model to put into it. */
 function fromParameterDescription(parameter: ToolParameter): Hit | undefined {
@@ -109,12 +108,12 @@ export default createRule({
       const byParameter = new Map<string, Hit>();
       for (const hit of hits) {
         const previous = byParameter.get(hit.parameter);
-        if (!previous || RANK[hit.severity] > RANK[previous.severity]) byParameter.set(hit.parameter, hit);
+        if (!previous || worstSeverity([hit.severity, previous.severity]) !== previous.severity) byParameter.set(hit.parameter, hit);
       }
       for (const hit of byParameter.values()) {
-        const located = modelTextFinding({ tool: tool.name, toolKind: tool.kind, field: hit.field, text: '', location: tool.location });
         context.report({
-          ...located,
+          location: tool.location,
+          tool: { name: tool.name, kind: tool.kind, field: hit.field },
           severity: hit.severity,
           key: hit.parameter,
           message: `Parameter \`${hit.parameter}\` of ${tool.kind} \`${tool.name}\` is to be filled with ${hit.reason}`,

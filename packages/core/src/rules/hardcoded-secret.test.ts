@@ -45,7 +45,9 @@ describe('hardcoded-secret', () => {
     });
     expect(paired.map((finding) => finding.severity)).toEqual(['high']);
     expect(paired[0]?.evidence).not.toContain(awsKeyId);
-    const alone = runRule(rule, { files: [{ path: 'config.json', text: `{"key": "${awsKeyId}"}`, role: 'config' }] });
+    const alone = runRule(rule, {
+      files: [{ path: 'config.json', text: `{"key": "${awsKeyId}",\n "commit": "3f786850e387550fdab836ed7e6dc881de23001b"}`, role: 'config' }],
+    });
     expect(alone.map((finding) => finding.severity)).toEqual(['medium']);
   });
 

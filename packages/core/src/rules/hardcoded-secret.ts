@@ -6,10 +6,14 @@ import { clip, positionAt } from './support/text-patterns.js';
 /** How many lines around an AWS key id the matching secret may sit (same object literal, same .env block). */
 const AWS_PAIR_DISTANCE = 5;
 
-function linesAround(text: string, offset: number, distance: number): string {
+/** An AWS secret access key near the key id: 40 base64 characters mixing cases and digits (a git sha does not). */
+function hasAwsSecretNear(text: string, offset: number): boolean {
   const lines = text.split('\n');
   const { line } = positionAt(text, offset);
-  return lines.slice(Math.max(0, line - 1 - distance), line + distance).join('\n');
+  const around = lines.slice(Math.max(0, line - 1 - AWS_PAIR_DISTANCE), line + AWS_PAIR_DISTANCE).join('\n');
+  return [...around.matchAll(new RegExp(AWS_SECRET.source, 'g'))].some(
+    ([candidate]) => /[a-z]/.test(candidate) && /[A-Z]/.test(candidate) && /[0-9/+]/.test(candidate) && !isPlaceholder(candidate),
+  );
 }
 
 /** The line around the secret with every credential on it masked, so evidence never carries a usable secret. */
@@ -57,7 +61,7 @@ export default createRule({
           if (checksum === 'invalid') {
             severity = 'low';
             note = ' (its checksum does not validate, so it is probably made up)';
-          } else if (format.id === 'aws-access-key-id' && !AWS_SECRET.test(linesAround(text, match.index, AWS_PAIR_DISTANCE))) {
+          } else if (format.id === 'aws-access-key-id' && !hasAwsSecretNear(text, match.index)) {
             severity = 'medium';
             note = ' without a secret access key next to it';
           }

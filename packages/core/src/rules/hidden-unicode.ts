@@ -1,9 +1,8 @@
 import { createRule } from './create-rule.js';
 import type { Severity, SourceFile } from '../scan/model.js';
+import { worstSeverity } from './support/severity.js';
 import { type HiddenClass, type HiddenRun, codePointLabel, hiddenRuns, revealHidden } from './support/unicode.js';
 import { clip, describeModelText, lineAt, modelTextFinding, payloadKind, positionAt } from './support/text-patterns.js';
-
-const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 
 /** In text the model reads, any smuggled payload is an attack; how bad depends on whether it says something. */
 function modelTextSeverity(run: HiddenRun): Severity {
@@ -76,10 +75,13 @@ export default createRule({
     confidence: 0.85,
   },
   check(context) {
+    // A description found with hidden characters is already reported at its tool; its source file is not again.
+    const reportedInFile = new Set<string>();
     for (const modelText of context.modelTexts) {
       const runs = hiddenRuns(modelText.text);
       if (runs.length === 0) continue;
-      const severity = runs.map(modelTextSeverity).reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
+      for (const run of runs) reportedInFile.add(`${modelText.location.file}\0${run.class}`);
+      const severity = worstSeverity(runs.map(modelTextSeverity));
       const decoded = runs.filter((run) => run.decoded).map((run) => run.decoded);
       context.report({
         ...modelTextFinding(modelText),
@@ -101,8 +103,9 @@ export default createRule({
       const byClass = new Map<HiddenClass, typeof runs>();
       for (const entry of runs) byClass.set(entry.run.class, [...(byClass.get(entry.run.class) ?? []), entry]);
       for (const [hiddenClass, entries] of byClass) {
+        if (reportedInFile.has(`${file.path}\0${hiddenClass}`)) continue;
         const first = entries[0]!;
-        const severity = entries.map((entry) => entry.severity).reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
+        const severity = worstSeverity(entries.map((entry) => entry.severity));
         const position = positionAt(text, first.run.index);
         const line = lineAt(text, first.run.index);
         // Every hidden character of the line is revealed, not only this class: raw bidi controls would reorder the report.

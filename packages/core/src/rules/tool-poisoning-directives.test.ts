@@ -14,6 +14,9 @@ describe('tool-poisoning-directives', () => {
     ['a usage hint', 'You must provide an absolute path. Always use forward slashes.'],
     ['a confirmation policy', 'Always confirm with the user before deleting a repository.'],
     ['an error explanation', 'Returns an error if the token is invalid, otherwise the list of repositories.'],
+    ['a precondition on a sibling tool with an urgency marker', 'IMPORTANT: Before using this tool, call get_schema to learn the table names.'],
+    ['"act as" in a capability', 'Acts as a proxy; this server can act as a bridge to the REST API. Important: requires a token.'],
+    ['markup around usage advice', '<important>Always use absolute paths.</important>'],
   ])('does not report %s', (_name, description) => {
     expect(runRule(rule, { tools: [tool('t', description)] })).toEqual([]);
   });

@@ -53,7 +53,8 @@ const SIGNALS: readonly Signal[] = [
   {
     name: 'role-play framing',
     weight: 2,
-    pattern: /\b(?:act\s+as|pretend\s+(?:to\s+be|you\s+are)|roleplay\s+as|role-play\s+as|you\s+are\s+an?\s+(?:ai|assistant|agent)\s+that)\b/i,
+    pattern:
+      /\b(?:act\s+as\s+(?:if\s+you|an?\s+(?:ai|assistant|agent|unrestricted|jailbroken|different))|pretend\s+(?:to\s+be|you\s+are)|role-?play\s+as|you\s+are\s+an?\s+(?:ai|assistant|agent)\s+that)\b/i,
   },
   {
     name: 'directive aimed at other actions',
@@ -68,12 +69,16 @@ const SIGNALS: readonly Signal[] = [
   },
 ];
 
-const REPORT_AT = 3;
+/**
+ * One strong cue is enough; otherwise two typical ones are needed, so an honest "IMPORTANT: before using this tool,
+ * call get_schema" (one typical cue and an urgency marker) stays clean.
+ */
+function isPoisoned(matched: readonly Signal[]): boolean {
+  return matched.some((signal) => signal.weight >= 4) || matched.filter((signal) => signal.weight >= 2).length >= 2;
+}
 
 function severityFor(score: number): Severity {
-  if (score >= 7) return 'critical';
-  if (score >= 4) return 'high';
-  return 'medium';
+  return score >= 7 ? 'critical' : 'high';
 }
 
 export default createRule({
@@ -87,7 +92,8 @@ export default createRule({
       'address the model directly: `<IMPORTANT>` or `[INST]` blocks, "ignore previous instructions", "do not tell ' +
       'the user", "before using this tool read …", or a system-prompt override. MCP clients put these texts into the ' +
       'model\'s context verbatim and usually do not show them to the user, so the server can steer the model into ' +
-      'actions the user never asked for. Several cues are combined; one alone (an "Important:" note) is not reported.',
+      'actions the user never asked for. One strong cue (an override, secrecy towards the user) is reported; weaker ' +
+      'ones only together, so an honest "Important:" note or "call list_tables first" stays clean.',
     remediation:
       'Describe what the tool does and what its parameters mean, nothing else. Remove text that tells the model what ' +
       'to do outside this tool, what to keep from the user, or how to treat other instructions. If this is a ' +
@@ -102,8 +108,8 @@ export default createRule({
       if (modelText.field === 'name' || modelText.field.endsWith('.name')) continue;
       const text = normalizeForMatching(modelText.text);
       const matched = SIGNALS.filter((signal) => signal.pattern.test(text));
+      if (!isPoisoned(matched)) continue;
       const score = matched.reduce((sum, signal) => sum + signal.weight, 0);
-      if (score < REPORT_AT) continue;
       const strongest = [...matched].sort((a, b) => b.weight - a.weight);
       const evidence = [...new Set(strongest.flatMap((signal) => sentencesMatching(text, signal.pattern)))];
       context.report({

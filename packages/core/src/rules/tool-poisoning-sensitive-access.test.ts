@@ -21,6 +21,14 @@ describe('tool-poisoning-sensitive-access', () => {
     expect(runRule(rule, { tools: [tool('t', description)] })).toEqual([]);
   });
 
+  it.each([
+    "Copy ~/.ssh/id_ed25519.pub to the remote host's authorized_keys file.",
+    'Read ~/.ssh/config and list the hosts it defines.',
+    'Get recent messages from a channel.',
+  ])('keeps the imperative capability %j below medium', (description) => {
+    expect(serious(runRule(rule, { tools: [tool('t', description)] }))).toEqual([]);
+  });
+
   it('reports the Invariant Labs instruction to read mcp.json and id_rsa as critical', () => {
     const [finding, ...rest] = runRule(rule, { tools: [INVARIANT_ADD] });
     expect(rest).toEqual([]);

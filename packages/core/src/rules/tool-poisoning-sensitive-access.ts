@@ -8,7 +8,9 @@ import {
   PRIVATE_DATA,
   SPECIFIC_SENSITIVE,
   TRANSFER,
+  TRANSFER_TO_CARRIER,
 } from './support/sensitive-targets.js';
+import { worstSeverity } from './support/severity.js';
 import { clip, describeModelText, modelTextFinding, normalizeForMatching, sentences } from './support/text-patterns.js';
 
 /** Third-person verbs open capability statements ("Reads a file …", "Returns the secret …"). */
@@ -35,14 +37,17 @@ interface Hit {
   what: string[];
 }
 
-function classify(sentence: string): Hit | undefined {
+/** `inParameter`: the sentence describes a parameter, so "fill this with …" already names where the data goes. */
+function classify(sentence: string, inParameter: boolean): Hit | undefined {
   const directive = DIRECTIVE.test(sentence) && !CAPABILITY_OPENING.test(sentence);
   const imperative = IMPERATIVE_OPENING.test(sentence);
   const transfer = TRANSFER.test(sentence);
+  const toCarrier = inParameter || TRANSFER_TO_CARRIER.test(sentence);
   const specific = [...sentence.matchAll(new RegExp(SPECIFIC_SENSITIVE.source, 'gi'))];
   if (specific.length > 0 && ACCESS_VERB.test(sentence)) {
     const what = specific.map((match) => pathAround(sentence, match.index + match[0].search(/\S/)));
-    if ((directive || imperative) && transfer) return { sentence, severity: 'critical', what };
+    // A bare imperative moving a key "to the remote host" can be what the tool does; into a parameter, it is not.
+    if ((directive && transfer) || (imperative && toCarrier)) return { sentence, severity: 'critical', what };
     if (directive) return { sentence, severity: 'high', what };
     // "Read ~/.ssh/config" may be what an SSH tool does; worth a look, not an alarm.
     if (imperative) return { sentence, severity: 'low', what };
@@ -50,7 +55,7 @@ function classify(sentence: string): Hit | undefined {
   }
   if (specific.length > 0) return undefined;
   const conversation = CONVERSATION_TARGET.exec(sentence);
-  if (conversation && (directive || (imperative && transfer))) return { sentence, severity: 'high', what: [conversation[0]] };
+  if (conversation && (directive || (imperative && toCarrier))) return { sentence, severity: 'high', what: [conversation[0]] };
   // Other people's messages or the user's documents, moved somewhere on the description's say-so.
   const privateData = PRIVATE_DATA.exec(sentence);
   if (privateData && directive && transfer) return { sentence, severity: 'high', what: [privateData[0]] };
@@ -61,8 +66,6 @@ function classify(sentence: string): Hit | undefined {
   }
   return undefined;
 }
-
-const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 
 export default createRule({
   id: 'tool-poisoning-sensitive-access',
@@ -89,14 +92,13 @@ export default createRule({
     for (const modelText of context.modelTexts) {
       if (modelText.field === 'name' || modelText.field.endsWith('.name')) continue;
       const hits = sentences(normalizeForMatching(modelText.text))
-        .map((sentence) => classify(sentence.text))
+        .map((sentence) => classify(sentence.text, modelText.field.startsWith('parameters.')))
         .filter((hit): hit is Hit => hit !== undefined);
       if (hits.length === 0) continue;
-      const worst = hits.reduce((a, b) => (RANK[b.severity] > RANK[a.severity] ? b : a));
       const targets = [...new Set(hits.flatMap((hit) => hit.what))].map((what) => `\`${what}\``).join(', ');
       context.report({
         ...modelTextFinding(modelText),
-        severity: worst.severity,
+        severity: worstSeverity(hits.map((hit) => hit.severity)),
         message: `The ${describeModelText(modelText)} tells the model to access or hand over ${targets}`,
         evidence: clip(hits.map((hit) => hit.sentence).slice(0, 3).join(' … '), 400),
       });

@@ -11,7 +11,9 @@ const TOOL_NAME = String.raw`[\`'"]?([A-Za-z][\w.-]*)[\`'"]?`;
 interface Cue {
   name: string;
   weight: number;
-  /** Returns the tool the sentence reaches for ('' for "any other tool"), or undefined when the cue is absent. */
+  /** True when the cue is about one named tool; its `find` then returns that name. */
+  namesTool: boolean;
+  /** The tool the sentence reaches for ('' when the cue names none), or undefined when the cue is absent. */
   find(sentence: string): string | undefined;
 }
 
@@ -20,6 +22,7 @@ function regexCue(name: string, weight: number, pattern: RegExp, ...groups: numb
   return {
     name,
     weight,
+    namesTool: groups.length > 0,
     find(sentence) {
       const match = pattern.exec(sentence);
       if (!match) return undefined;
@@ -27,6 +30,9 @@ function regexCue(name: string, weight: number, pattern: RegExp, ...groups: numb
     },
   };
 }
+
+/** "before any other tool of this server" orders the server's own tools, which is its business. */
+const SCOPED_TO_THIS_SERVER = /\b(?:of|in|from|on|by)\s+this\s+(?:server|mcp\s+server|toolset|integration|extension)\b/i;
 
 const CUES: readonly Cue[] = [
   regexCue(
@@ -37,7 +43,7 @@ const CUES: readonly Cue[] = [
   regexCue(
     'overrides the behaviour of other tools',
     4,
-    /\b(?:override|overrides|replace|replaces|supersedes?|takes?\s+precedence\s+over|modif(?:y|ies)|changes?|alters?)\s+(?:the\s+)?(?:behaviou?r|functionality|instructions|implementation|rules|output|results?)\s+of\s+(?:the\s+|all\s+|any\s+)?(?:other|every|all|\S+\s+tools?|[`'"]?\w+[`'"]?)/i,
+    /\b(?:overrides?|replaces?|supersedes?|takes?\s+precedence\s+over|modif(?:y|ies)|changes?|alters?)\s+(?:the\s+)?(?:behaviou?r|functionality|instructions|implementation|rules|output|results?)\s+of\s+(?:(?:all|any|every)\s+(?:other\s+)?(?:tools?|servers?)|other\s+(?:tools?|servers?)|(?:the\s+)?[`'"]?[\w.-]+[`'"]?\s+(?:tool|server)\b)/i,
   ),
   regexCue(
     'demands to run before every other tool',
@@ -55,19 +61,27 @@ const CUES: readonly Cue[] = [
     2,
   ),
   regexCue('forbids another tool', 3, new RegExp(String.raw`\b(?:do\s+not|don't|never)\s+(?:use|call|invoke)\s+(?:the\s+)?${TOOL_NAME}\s+tool`, 'i'), 1),
+  {
+    // Naming a popular server's tool in an instruction: weak alone (documentation does it), decisive with another cue.
+    name: 'gives orders about a well-known tool of another server',
+    weight: 2,
+    namesTool: true,
+    find(sentence) {
+      if (!IMPERATIVE.test(sentence)) return undefined;
+      return sentence.match(/\b[a-z]+(?:_[a-z]+)+\b/g)?.find(isWellKnownTool);
+    },
+  },
 ];
 
-/** A reference to a tool of this same server, or to nothing in particular, is ordinary guidance. */
-function reachesOutside(reference: string, ownTools: ReadonlySet<string>, cue: Cue): boolean {
-  if (reference === '') return cue.weight >= 2 && !cue.name.startsWith('changes') && !cue.name.startsWith('replaces') && !cue.name.startsWith('forbids');
+/** Words that fill the tool-name slot without naming another tool ("instead of this tool"). */
+const NOT_A_TOOL = new Set(['this', 'that', 'it', 'same', 'previous', 'next', 'first', 'appropriate', 'right', 'correct']);
+
+/** A reference to a tool of this same server is ordinary guidance. */
+function isOwnTool(reference: string, ownTools: ReadonlySet<string>): boolean {
   const name = reference.toLowerCase().replace(/^(?:mcp_tool_|mcp__\w+__)/, '');
-  if (ownTools.has(name) || ownTools.has(reference.toLowerCase())) return false;
+  if (NOT_A_TOOL.has(name) || ownTools.has(name) || ownTools.has(reference.toLowerCase())) return true;
   // Servers prefix their own tools (`firecrawl_map`) and descriptions often use the short name (`map`).
-  if ([...ownTools].some((own) => own.endsWith(`_${name}`) || own.endsWith(`-${name}`) || own.endsWith(`.${name}`))) return false;
-  if (['this', 'that', 'it', 'other', 'same', 'previous', 'next', 'first', 'appropriate', 'right', 'correct'].includes(name)) {
-    return name === 'other';
-  }
-  return true;
+  return [...ownTools].some((own) => own.endsWith(`_${name}`) || own.endsWith(`-${name}`) || own.endsWith(`.${name}`));
 }
 
 function severityFor(score: number): Severity {
@@ -105,8 +119,12 @@ export default createRule({
       for (const { text: sentence } of sentences(normalizeForMatching(modelText.text))) {
         for (const cue of CUES) {
           const reference = cue.find(sentence);
-          if (reference === undefined || !reachesOutside(reference, ownTools, cue)) continue;
-          if (cue.weight === 3 && reference !== '' && !IMPERATIVE.test(sentence) && !isWellKnownTool(reference)) continue;
+          if (reference === undefined || (cue.weight < 4 && SCOPED_TO_THIS_SERVER.test(sentence))) continue;
+          if (cue.namesTool) {
+            if (reference === '' || isOwnTool(reference, ownTools)) continue;
+            // An unknown name in a sentence that orders nothing is likely a plain word, not a tool.
+            if (!IMPERATIVE.test(sentence) && !isWellKnownTool(reference)) continue;
+          }
           hits.push({ cue, sentence, reference });
         }
       }

@@ -157,7 +157,8 @@ export default createRule({
     for (const ecosystem of ownEcosystems(workspace.target.kind, manifests)) {
       const found = closestKnown(workspace.name, ecosystem);
       if (!found) continue;
-      const manifest = manifests.find((candidate) => (ecosystem === 'npm' ? candidate.kind === 'package.json' : candidate.kind !== 'package.json'));
+      const declaring = ecosystem === 'npm' ? ['package.json'] : ['pyproject.toml', 'setup.py'];
+      const manifest = manifests.find((candidate) => declaring.includes(candidate.kind));
       context.report({
         severity: severityOf(found),
         key: `self:${workspace.name}`,

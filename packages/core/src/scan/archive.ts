@@ -7,7 +7,7 @@
 // mode we did not choose.
 
 import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -100,7 +100,7 @@ class Budget {
   }
 
   /** A Transform that counts what is actually written for one file, whatever its header claimed. */
-  fileCounter(name: string, countTowardsTotal: boolean): Transform {
+  fileCounter(name: string): Transform {
     let written = 0;
     return new Transform({
       transform: (chunk: Buffer, _encoding, callback) => {
@@ -109,12 +109,10 @@ class Budget {
           callback(new ArchiveError(`${name} exceeds the ${this.limits.maxFileBytes}-byte file limit`));
           return;
         }
-        if (countTowardsTotal) {
-          this.bytes += chunk.length;
-          if (this.bytes > this.limits.maxBytes) {
-            callback(new ArchiveError(`unpacked size exceeds ${this.limits.maxBytes} bytes`));
-            return;
-          }
+        this.bytes += chunk.length;
+        if (this.bytes > this.limits.maxBytes) {
+          callback(new ArchiveError(`unpacked size exceeds ${this.limits.maxBytes} bytes`));
+          return;
         }
         callback(null, chunk);
       },
@@ -194,8 +192,30 @@ export async function extractTarGz(
 
   const pendingWrites: Array<Promise<void>> = [];
   // Files still being written: when the stream fails mid-entry the entry never ends, so their writers are destroyed.
-  const openWriters = new Set<Transform>();
+  const openWriters = new Set<WriteStream>();
+
+  // Minipass entries and Node's stream.pipeline do not agree on teardown, so entries are piped by hand; a writer
+  // destroyed during cleanup closes, which settles the promise.
+  function writeTarFile(entry: ReadEntry, target: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (cleaningUp) {
+        entry.resume();
+        resolve();
+        return;
+      }
+      const out = createWriteStream(target, { mode: 0o644 });
+      openWriters.add(out);
+      out.on('error', reject);
+      out.on('close', () => {
+        openWriters.delete(out);
+        resolve();
+      });
+      entry.pipe(out);
+    });
+  }
+
   let entryError: unknown;
+  let cleaningUp = false;
   const parser = new Parser({
     strict: true,
     brotli: false,
@@ -210,7 +230,6 @@ export async function extractTarGz(
     },
   });
 
-  let cleaningUp = false;
   function fail(error: unknown): void {
     if (cleaningUp) return;
     entryError ??= error;
@@ -229,14 +248,11 @@ export async function extractTarGz(
       case 'OldFile':
       case 'ContiguousFile': {
         if (relative === null) throw new ArchiveError(`file entry without a name: ${entry.path}`);
+        // The header's size is exactly the body length in tar, so addFile's check is the per-file limit here.
         budget.addFile(entry.path, entry.size);
-        const counter = budget.fileCounter(entry.path, false);
-        openWriters.add(counter);
-        try {
-          await writeEntryFile(entry, insideDest(root, relative), counter);
-        } finally {
-          openWriters.delete(counter);
-        }
+        const target = insideDest(root, relative);
+        await mkdir(path.dirname(target), { recursive: true });
+        await writeTarFile(entry, target);
         return;
       }
       case 'SymbolicLink':
@@ -397,7 +413,7 @@ export async function extractZip(file: string, dest: string, options: ExtractOpt
       throw new ArchiveError(`compression ratio of ${entry.fileName} above ${limits.maxRatio}:1 (decompression bomb)`);
     }
     const stream = await openZipEntry(opened, entry);
-    await writeEntryFile(stream, insideDest(root, relative), budget.fileCounter(entry.fileName, true));
+    await writeEntryFile(stream, insideDest(root, relative), budget.fileCounter(entry.fileName));
   }
 }
 

@@ -17,6 +17,10 @@ export const GENERIC_SECRET =
 export const TRANSFER =
   /\b(?:pass|send|include|put|attach|provide|append|forward|upload|post|paste|copy|embed|insert|add|fill|set)\b[^.\n]{0,80}\b(?:as|in|into|to|inside|within|with)\b/i;
 
+/** A transfer whose destination is a tool parameter, a URL or a mail address: where exfiltrated data goes. */
+export const TRANSFER_TO_CARRIER =
+  /\b(?:as|in|into|to|inside|within)\s+(?:the\s+)?[`'"]?[\w-]+[`'"]?\s+(?:parameter|argument|field|param)\b|\b(?:as|in|into)\s+[`'"][\w-]+[`'"]|\b(?:to|into)\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+)/i;
+
 /**
  * A sentence that addresses the model ("you must", "before using this tool", "make sure"). Imperative mood alone
  * ("Get recent messages", "Read the complete contents of a file") is how honest descriptions state capabilities.

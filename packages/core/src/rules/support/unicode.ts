@@ -19,6 +19,9 @@ const ZERO_WIDTH = new Set([0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x180e]);
 const INVISIBLE = new Set([0x00ad, 0x034f, 0x115f, 0x1160, 0x2061, 0x2062, 0x2063, 0x2064, 0x3164, 0xffa0, 0x200e, 0x200f, 0x061c]);
 
 function classOf(codePoint: number): HiddenClass | undefined {
+  // Interlinear annotation marks hide the annotated text in renderers that support them; musical formatting
+  // controls render as nothing.
+  if ((codePoint >= 0xfff9 && codePoint <= 0xfffb) || (codePoint >= 0x1d173 && codePoint <= 0x1d17a)) return 'invisible';
   if (codePoint >= 0xe0000 && codePoint <= 0xe007f) return 'tag';
   if (codePoint >= 0xe0100 && codePoint <= 0xe01ef) return 'variation-selector';
   if (BIDI.has(codePoint)) return 'bidi';
@@ -28,7 +31,7 @@ function classOf(codePoint: number): HiddenClass | undefined {
 }
 
 // U+034F is a combining mark, which ESLint rejects inside a class, so it is its own alternative.
-const ANY_HIDDEN = /\u034F|[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\u3164\uFEFF\uFFA0\u{E0000}-\u{E01EF}]/u;
+const ANY_HIDDEN = /\u034F|[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{1D173}-\u{1D17A}\u{E0000}-\u{E01EF}]/u;
 
 const EMOJI = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u{FE0F}\u{20E3}]/u;
 /** Scripts whose orthography needs ZWJ/ZWNJ between letters (Arabic, Persian, Indic, Sinhala …). */

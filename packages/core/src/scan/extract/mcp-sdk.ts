@@ -4,7 +4,7 @@
 import type { AstNode } from '../analysis/javascript/ast.js';
 import { dottedName, isFunction, locationOf, memberName, objectProperty, unwrap, walk } from '../analysis/javascript/ast.js';
 import type { FileIndex, StaticValue } from '../analysis/javascript/file-index.js';
-import { staticString, staticValue } from '../analysis/javascript/file-index.js';
+import { lookupBinding, lookupNamespaceMember, resolveExpression, staticString, staticValue } from '../analysis/javascript/file-index.js';
 import { looksLikeSchema, parametersFromSchema } from '../analysis/javascript/schema.js';
 import type { ExtractorId, ToolDefinition, ToolParameter } from '../model.js';
 
@@ -105,65 +105,101 @@ function promptArguments(node: AstNode | undefined, index: FileIndex): ToolParam
   return parameters;
 }
 
-/** Resolves what a ListTools handler returns to the element nodes of its `tools` array. */
-function listedItems(handler: AstNode, key: string, index: FileIndex): AstNode[] {
-  const returned: AstNode[] = [];
-  if (handler.body.type !== 'BlockStatement') returned.push(handler.body);
-  else {
-    walk(handler.body, (node) => {
-      if (node !== handler.body && isFunction(node)) return false;
-      if (node.type === 'ReturnStatement' && node.argument) returned.push(node.argument);
-      return true;
-    });
-  }
-  const items: AstNode[] = [];
+interface Located {
+  node: AstNode;
+  index: FileIndex;
+}
+
+type Locals = ReadonlyMap<string, AstNode>;
+const NO_LOCALS: Locals = new Map();
+
+/** Resolves what a ListTools handler returns to the element objects of its `tools` array, wherever they are written. */
+function listedItems(handler: AstNode, key: string, index: FileIndex): Located[] {
+  const { returned, locals } = returnedValues(handler);
+  const items: Located[] = [];
   for (const value of returned) {
-    const object = resolveValue(value, index, 0);
-    collectArray(objectProperty(object, key), index, items, 0);
+    const object = resolveValue(value, index, locals, 0);
+    if (object?.node.type === 'ObjectExpression') collectArray(objectProperty(object.node, key), object.index, object.node === value ? locals : NO_LOCALS, items, 0);
   }
   return items;
 }
 
-function resolveValue(node: AstNode | undefined, index: FileIndex, depth: number): AstNode | undefined {
+/** The expressions a function returns and the variables it declares (for `const tools = [...]; return { tools }`). */
+function returnedValues(fn: AstNode): { returned: AstNode[]; locals: Map<string, AstNode> } {
+  const returned: AstNode[] = [];
+  const locals = new Map<string, AstNode>();
+  if (fn.body.type !== 'BlockStatement') returned.push(fn.body);
+  else {
+    walk(fn.body, (node) => {
+      if (node !== fn.body && isFunction(node)) return false;
+      if (node.type === 'ReturnStatement' && node.argument) returned.push(node.argument);
+      if (node.type === 'VariableDeclarator' && node.id.type === 'Identifier' && node.init && !locals.has(node.id.name)) locals.set(node.id.name, node.init);
+      return true;
+    });
+  }
+  return { returned, locals };
+}
+
+function resolveValue(node: AstNode | undefined, index: FileIndex, locals: Locals, depth: number): Located | undefined {
   const current = unwrap(node);
-  if (!current || depth > 6) return current;
-  if (current.type === 'AwaitExpression') return resolveValue(current.argument, index, depth + 1);
+  if (!current || depth > 8) return current ? { node: current, index } : undefined;
+  if (current.type === 'AwaitExpression') return resolveValue(current.argument, index, locals, depth + 1);
   if (current.type === 'Identifier') {
-    const init = index.variables.get(current.name);
-    return init ? resolveValue(init, index, depth + 1) : current;
+    const local = locals.get(current.name);
+    if (local) return resolveValue(local, index, locals, depth + 1);
+    const bound = lookupBinding(current.name, index);
+    return bound ? resolveValue(bound.node, bound.index, NO_LOCALS, depth + 1) : { node: current, index };
+  }
+  if (current.type === 'MemberExpression') {
+    const imported = lookupNamespaceMember(current.object, memberName(current), index);
+    if (imported) return resolveValue(imported.node, imported.index, NO_LOCALS, depth + 1);
   }
   if (current.type === 'CallExpression') {
     const fn = resolveFunction(current.callee, index);
     if (fn) {
-      if (fn.body.type !== 'BlockStatement') return resolveValue(fn.body, index, depth + 1);
-      const statement = fn.body.body.find((s: AstNode) => s.type === 'ReturnStatement' && s.argument);
-      return statement ? resolveValue(statement.argument, index, depth + 1) : current;
+      const { returned, locals: fnLocals } = returnedValues(fn);
+      return returned[0] ? resolveValue(returned[0], index, fnLocals, depth + 1) : { node: current, index };
     }
   }
-  return current;
+  return { node: current, index };
 }
 
-function collectArray(node: AstNode | undefined, index: FileIndex, out: AstNode[], depth: number): void {
-  const current = resolveValue(node, index, depth);
-  if (!current || depth > 6) return;
+const ARRAY_PASSTHROUGH = new Set(['filter', 'slice', 'concat', 'sort', 'toSorted', 'reverse', 'flat']);
+
+function collectArray(node: AstNode | undefined, index: FileIndex, locals: Locals, out: Located[], depth: number): void {
+  if (depth > 8) return;
+  const resolved = resolveValue(node, index, locals, depth);
+  if (!resolved) return;
+  const current = resolved.node;
+  const scope = resolved.index === index ? locals : NO_LOCALS;
   if (current.type === 'ArrayExpression') {
     for (const element of current.elements) {
       if (!element) continue;
-      if (element.type === 'SpreadElement') collectArray(element.argument, index, out, depth + 1);
+      if (element.type === 'SpreadElement') collectArray(element.argument, resolved.index, scope, out, depth + 1);
       else {
-        const item = resolveValue(element, index, depth + 1);
-        if (item?.type === 'ObjectExpression') out.push(item);
+        const item = resolveValue(element, resolved.index, scope, depth + 1);
+        if (item?.node.type === 'ObjectExpression') out.push(item);
       }
     }
+  } else if (current.type === 'ConditionalExpression') {
+    collectArray(current.consequent, resolved.index, scope, out, depth + 1);
+    collectArray(current.alternate, resolved.index, scope, out, depth + 1);
+  } else if (current.type === 'LogicalExpression') {
+    collectArray(current.left, resolved.index, scope, out, depth + 1);
+    collectArray(current.right, resolved.index, scope, out, depth + 1);
   } else if (current.type === 'CallExpression') {
-    // `Object.values(TOOLS)`, `[...].map(…)` are too dynamic beyond this one common case.
-    const callee = dottedName(current.callee);
-    if (callee === 'Object.values') {
-      const object = resolveValue(current.arguments[0], index, depth + 1);
-      if (object?.type === 'ObjectExpression') {
-        for (const property of object.properties) {
-          const item = property.type === 'Property' ? resolveValue(property.value, index, depth + 1) : undefined;
-          if (item?.type === 'ObjectExpression') out.push(item);
+    const callee = unwrap(current.callee);
+    const method = callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+    if (method && ARRAY_PASSTHROUGH.has(method)) {
+      // `allTools.filter(isAllowed)`, `[...a].concat(b)`: the same tool objects, fewer or more of them.
+      collectArray(callee?.object, resolved.index, scope, out, depth + 1);
+      if (method === 'concat') for (const arg of current.arguments) collectArray(arg, resolved.index, scope, out, depth + 1);
+    } else if (dottedName(current.callee) === 'Object.values') {
+      const object = resolveValue(current.arguments[0], resolved.index, scope, depth + 1);
+      if (object?.node.type === 'ObjectExpression') {
+        for (const property of object.node.properties) {
+          const item = property.type === 'Property' ? resolveValue(property.value, object.index, NO_LOCALS, depth + 1) : undefined;
+          if (item?.node.type === 'ObjectExpression') out.push(item);
         }
       }
     }
@@ -217,21 +253,23 @@ export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVis
     if (method === 'registerTool' || method === 'registerPrompt') {
       const config = unwrap(args[1]);
       if (config?.type !== 'ObjectExpression' && config?.type !== 'Identifier') return;
-      const object = config.type === 'Identifier' ? unwrap(index.variables.get(config.name)) : config;
+      const resolvedConfig = resolveExpression(config, index);
+      const object = resolvedConfig.node;
+      const configIndex = resolvedConfig.index;
       const schema = objectProperty(object, method === 'registerTool' ? 'inputSchema' : 'argsSchema');
       const declared: Declared = {
         kind: method === 'registerTool' ? 'tool' : 'prompt',
         nameNode,
         name,
         extractor: 'mcp-sdk',
-        parameters: parametersFromSchema(schema, index),
+        parameters: parametersFromSchema(schema, configIndex),
         argsParam: schema ? 0 : -1,
       };
-      const title = staticString(objectProperty(object, 'title'), index);
+      const title = staticString(objectProperty(object, 'title'), configIndex);
       if (title !== undefined) declared.title = title;
-      const description = staticString(objectProperty(object, 'description'), index);
+      const description = staticString(objectProperty(object, 'description'), configIndex);
       if (description !== undefined) declared.description = description;
-      const annotations = staticRecord(objectProperty(object, 'annotations'), index);
+      const annotations = staticRecord(objectProperty(object, 'annotations'), configIndex);
       if (annotations) declared.annotations = annotations;
       if (handler) declared.handler = handler;
       addDeclared(index, extraction, declared);
@@ -309,9 +347,9 @@ function extractLowLevel(args: AstNode[], index: FileIndex, extraction: Extracti
   }
   const listed = /ListTools/.test(schemaName) ? 'tools' : /ListPrompts/.test(schemaName) ? 'prompts' : undefined;
   if (!listed) return;
-  for (const item of listedItems(handler, listed, index)) {
+  for (const { node: item, index: itemIndex } of listedItems(handler, listed, index)) {
     const nameNode = objectProperty(item, 'name');
-    const name = staticString(nameNode, index);
+    const name = staticString(nameNode, itemIndex);
     if (!nameNode || name === undefined) continue;
     const declared: Declared = {
       kind: listed === 'tools' ? 'tool' : 'prompt',
@@ -320,15 +358,15 @@ function extractLowLevel(args: AstNode[], index: FileIndex, extraction: Extracti
       extractor: 'mcp-sdk-lowlevel',
       parameters:
         listed === 'tools'
-          ? parametersFromSchema(objectProperty(item, 'inputSchema'), index)
-          : promptArguments(objectProperty(item, 'arguments'), index),
+          ? parametersFromSchema(objectProperty(item, 'inputSchema'), itemIndex)
+          : promptArguments(objectProperty(item, 'arguments'), itemIndex),
     };
-    const title = staticString(objectProperty(item, 'title'), index);
+    const title = staticString(objectProperty(item, 'title'), itemIndex);
     if (title !== undefined) declared.title = title;
-    const description = staticString(objectProperty(item, 'description'), index);
+    const description = staticString(objectProperty(item, 'description'), itemIndex);
     if (description !== undefined) declared.description = description;
-    const annotations = staticRecord(objectProperty(item, 'annotations'), index);
+    const annotations = staticRecord(objectProperty(item, 'annotations'), itemIndex);
     if (annotations) declared.annotations = annotations as Record<string, StaticValue>;
-    addDeclared(index, extraction, declared);
+    addDeclared(itemIndex, extraction, declared);
   }
 }

@@ -2,6 +2,7 @@
 // `fastmcp` package), read from decorators, signatures and docstrings without running anything.
 import type { ToolDefinition, ToolParameter } from '../model.js';
 import {
+  bindsInstance,
   handlerId,
   resolveConstant,
   type PyExtraction,
@@ -69,7 +70,7 @@ export function extractFastMcp(module: PyModule, serverNames: ReadonlySet<string
       const call = expression.type === 'call' ? expression : undefined;
       const target = dottedName(call ? call.childForFieldName('function') : expression);
       const match = target ? /^(\w+)\.(tool|prompt|resource)$/.exec(target) : null;
-      if (!match || !serverNames.has(match[1]!)) continue;
+      if (!match || !(serverNames.has(match[1]!) || bindsInstance(module, match[1]!, 'FastMCP'))) continue;
       const kind = DECORATOR_KINDS[match[2]!]!;
       const tool = toolFromFunction(module, definition, kind, call);
       tools.push(tool);
@@ -134,6 +135,25 @@ function toolParameter(module: PyModule, parameter: Node, argDocs: Map<string, s
   // The request context is injected by the framework, never supplied by the model.
   if (typeNode && /(^|\.)Context\b/.test(typeNode.text)) return undefined;
   if (!typeNode && name === 'ctx') return undefined;
+  return typedParameter(module, name, typeNode, parameter.childForFieldName('value') ?? undefined, argDocs);
+}
+
+/** The fields of a pydantic model (`class Args(BaseModel): path: str = Field(...)`), as `Model.model_json_schema()` would list them. */
+export function modelFields(module: PyModule, definition: Node): ToolParameter[] {
+  const body = definition.childForFieldName('body');
+  const parameters: ToolParameter[] = [];
+  for (const statement of body?.namedChildren ?? []) {
+    const assignment = statement?.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
+    if (assignment?.type !== 'assignment') continue;
+    const left = assignment.childForFieldName('left');
+    const typeNode = assignment.childForFieldName('type') ?? undefined;
+    if (left?.type !== 'identifier' || !typeNode || /^(ClassVar|typing\.ClassVar)\b/.test(typeNode.text) || left.text === 'model_config') continue;
+    parameters.push(typedParameter(module, left.text, typeNode, assignment.childForFieldName('right') ?? undefined, new Map()));
+  }
+  return parameters;
+}
+
+function typedParameter(module: PyModule, name: string, typeNode: Node | undefined, defaultNode: Node | undefined, argDocs: Map<string, string>): ToolParameter {
 
   const result: ToolParameter = { name, required: true };
   let valueType = typeNode;
@@ -158,7 +178,6 @@ function toolParameter(module: PyModule, parameter: Node, argDocs: Map<string, s
     if (values) result.enum = values;
   }
 
-  const defaultNode = parameter.childForFieldName('value') ?? undefined;
   if (defaultNode) {
     result.required = false;
     if (defaultNode.type === 'call' && /(^|\.)Field$/.test(dottedName(defaultNode.childForFieldName('function')) ?? '')) {

@@ -85,7 +85,11 @@ async def call_tool(name: str, arguments: dict) -> list[types.TextContent]:
 
 const HANDLERS = `
 def handle_read(arguments: dict) -> str:
-    with open(arguments["path"]) as handle:
+    return _read(arguments)
+
+
+def _read(args: dict) -> str:
+    with open(args["path"]) as handle:
         return handle.read()
 `;
 
@@ -141,6 +145,62 @@ describe('low-level Server extraction', () => {
       ].join('\n'),
     });
     expect(flows.map((flow) => `${flow.origin.tool}.${flow.origin.param}:${flow.sink.kind}`).sort()).toEqual(['a.x:command', 'b.x:code']);
+  });
+});
+
+describe('low-level servers registered inside a function', () => {
+  it('reads Enum tool names, pydantic input models and match dispatch on Enum members', async () => {
+    const { tools, flows } = await analyze({
+      'gitserver/__init__.py': '',
+      'gitserver/models.py': [
+        'from typing import Literal, Optional',
+        'from pydantic import BaseModel, Field',
+        'class Checkout(BaseModel):',
+        '    repo_path: str',
+        '    branch: str = Field(..., description="Branch to check out")',
+        '    mode: Literal["safe", "force"] = "safe"',
+        '    note: Optional[str] = None',
+        '',
+      ].join('\n'),
+      'gitserver/server.py': [
+        'import subprocess',
+        'from enum import Enum',
+        'from mcp.server import Server',
+        'from mcp.types import TextContent, Tool',
+        'from .models import Checkout',
+        'class Tools(str, Enum):',
+        '    STATUS = "git_status"',
+        '    CHECKOUT = "git_checkout"',
+        'async def serve(repository):',
+        '    server = Server("mcp-git")',
+        '    @server.list_tools()',
+        '    async def list_tools() -> list[Tool]:',
+        '        return [',
+        '            Tool(name=Tools.STATUS, description="Status", inputSchema={"type": "object", "properties": {"repo_path": {"type": "string"}}}),',
+        '            Tool(name=Tools.CHECKOUT, description="Switch branches", inputSchema=Checkout.model_json_schema()),',
+        '        ]',
+        '    @server.call_tool()',
+        '    async def call_tool(name: str, arguments: dict) -> list[TextContent]:',
+        '        repo = arguments["repo_path"]',
+        '        match name:',
+        '            case Tools.STATUS:',
+        '                out = subprocess.check_output(["git", "-C", repo, "status"])',
+        '            case Tools.CHECKOUT:',
+        '                out = subprocess.check_output(f"git -C {repo} checkout {arguments[\'branch\']}", shell=True)',
+        '        return [TextContent(type="text", text=out.decode())]',
+        '',
+      ].join('\n'),
+    });
+    const checkout = tools.find((tool) => tool.name === 'git_checkout');
+    expect(tools.filter((tool) => tool.kind === 'tool').map((tool) => tool.name)).toEqual(['git_status', 'git_checkout']);
+    expect(checkout?.parameters).toEqual([
+      { name: 'repo_path', type: 'str', required: true },
+      { name: 'branch', type: 'str', description: 'Branch to check out', required: true },
+      { name: 'mode', type: 'Literal["safe", "force"]', enum: ['safe', 'force'], default: 'safe', required: false },
+      { name: 'note', type: 'Optional[str]', required: false },
+    ]);
+    const summary = flows.map((flow) => `${flow.origin.tool}.${flow.origin.param}${flow.sink.shell ? ' shell' : ''} [${flow.sanitizers.join(',')}]`).sort();
+    expect(summary).toEqual(['git_checkout.branch shell []', 'git_checkout.repo_path shell []', 'git_status.repo_path [execFile-argv]']);
   });
 });
 

@@ -2,6 +2,7 @@
 // handler returns, and the branches of the `@server.call_tool()` dispatcher that implement each of them.
 import type { ToolDefinition, ToolParameter } from '../model.js';
 import {
+  bindsInstance,
   handlerId,
   resolveConstant,
   type PyExtraction,
@@ -9,7 +10,7 @@ import {
   type PyProgram,
 } from '../analysis/python/program.js';
 import { callArguments, dottedName, literalValue, location, stringValue, type Literal, type Node } from '../analysis/python/syntax.js';
-import { annotationsOf } from './python-fastmcp.js';
+import { annotationsOf, modelFields } from './python-fastmcp.js';
 
 const LISTED_KINDS: Record<string, ToolDefinition['kind']> = {
   Tool: 'tool',
@@ -60,8 +61,8 @@ export function extractLowLevel(program: PyProgram, serverNames: ReadonlySet<str
         const expression = decorator.namedChildren[0];
         const target = dottedName(expression?.type === 'call' ? expression.childForFieldName('function') : expression);
         const match = target ? /^(\w+)\.(\w+)$/.exec(target) : null;
-        if (!match || !serverNames.has(match[1]!)) continue;
-        if (LIST_DECORATORS.has(match[2]!)) tools.push(...listedDefinitions(module, definition));
+        if (!match || !(serverNames.has(match[1]!) || bindsInstance(module, match[1]!, 'Server'))) continue;
+        if (LIST_DECORATORS.has(match[2]!)) tools.push(...listedDefinitions(program, module, definition));
         if (match[2] === 'call_tool') dispatchers.push({ module, definition });
       }
     }
@@ -79,7 +80,7 @@ export function extractLowLevel(program: PyProgram, serverNames: ReadonlySet<str
 }
 
 /** The `Tool(...)`/`Prompt(...)`/`Resource(...)` calls in a list handler, including those in a module constant it returns. */
-function listedDefinitions(module: PyModule, definition: Node): ToolDefinition[] {
+function listedDefinitions(program: PyProgram, module: PyModule, definition: Node): ToolDefinition[] {
   const scopes: Node[] = [definition];
   for (const statement of definition.descendantsOfType('return_statement')) {
     const value = statement?.namedChildren[0];
@@ -92,14 +93,14 @@ function listedDefinitions(module: PyModule, definition: Node): ToolDefinition[]
       const callee = dottedName(call.childForFieldName('function'))?.split('.').pop() ?? '';
       const kind = LISTED_KINDS[callee];
       if (!kind) continue;
-      const tool = listedDefinition(module, call, kind);
+      const tool = listedDefinition(program, module, call, kind);
       if (tool) result.push(tool);
     }
   }
   return result;
 }
 
-function listedDefinition(module: PyModule, call: Node, kind: ToolDefinition['kind']): ToolDefinition | undefined {
+function listedDefinition(program: PyProgram, module: PyModule, call: Node, kind: ToolDefinition['kind']): ToolDefinition | undefined {
   const args = callArguments(call);
   const keyword = (key: string) => resolveConstant(module, args.keywords.get(key));
   const name = stringValue(keyword('name'));
@@ -120,8 +121,10 @@ function listedDefinition(module: PyModule, call: Node, kind: ToolDefinition['ki
   const uri = stringValue(keyword('uri') ?? keyword('uriTemplate'));
   if (uri) tool.uri = uri;
   if (kind === 'tool') {
-    const schema = literalValue(keyword('inputSchema') ?? keyword('input_schema'));
+    const schemaNode = keyword('inputSchema') ?? keyword('input_schema');
+    const schema = literalValue(schemaNode);
     if (schema !== undefined) tool.parameters = schemaParameters(schema);
+    else if (schemaNode) tool.parameters = modelSchemaParameters(program, module, schemaNode);
   } else if (kind === 'prompt') {
     tool.parameters = promptArguments(module, keyword('arguments'));
   }
@@ -164,4 +167,20 @@ function promptArguments(module: PyModule, node: Node | undefined): ToolParamete
     parameters.push(parameter);
   }
   return parameters;
+}
+
+/** `inputSchema=Model.model_json_schema()` (or pydantic v1 `Model.schema()`) with the model defined in the package. */
+function modelSchemaParameters(program: PyProgram, module: PyModule, node: Node): ToolParameter[] {
+  if (node.type !== 'call') return [];
+  const callee = dottedName(node.childForFieldName('function'));
+  const match = callee ? /^(\w+)\.(model_json_schema|schema)$/.exec(callee) : null;
+  if (!match) return [];
+  const className = match[1]!;
+  const local = module.classes.get(className);
+  if (local) return modelFields(module, local);
+  const binding = module.imports.get(className);
+  if (!binding?.name) return [];
+  const target = program.resolveModule(module, binding.module, binding.level);
+  const imported = target?.classes.get(binding.name);
+  return target && imported ? modelFields(target, imported) : [];
 }

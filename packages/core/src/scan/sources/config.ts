@@ -37,6 +37,9 @@ export function clientForPath(file: string): McpClient | undefined {
   if (base === 'mcp_config.json') return 'windsurf';
   if (base === 'mcp.json' && parent === '.cursor') return 'cursor';
   if (base === 'mcp.json' && parent === '.vscode') return 'vscode';
+  // VS Code's user-level servers: <config dir>/Code/User/mcp.json (also Insiders and VSCodium).
+  const product = path.basename(path.dirname(path.dirname(file))).toLowerCase();
+  if (base === 'mcp.json' && parent === 'user' && /^(code|code - insiders|vscodium)$/.test(product)) return 'vscode';
   return undefined;
 }
 
@@ -342,7 +345,9 @@ function looksLikePath(spec: string): boolean {
 
 async function packageSpecTarget(spec: string, registry: 'npm' | 'pypi', context: LaunchContext): Promise<Launched> {
   const label = `${context.configPath} (server "${context.serverName}")`;
-  const git = gitTarget(spec, spec);
+  // uv and pip name a git ref as `git+https://host/repo@ref`; npm-style parsing wants `#ref`.
+  const gitSpec = registry === 'pypi' ? spec.replace(/^(git\+[^#]*\/[^/@#]+)@([^/@#]+)$/, '$1#$2') : spec;
+  const git = gitTarget(gitSpec, spec);
   if (git) return git;
   if (looksLikePath(spec)) {
     const dir = path.resolve(context.baseDir, spec);

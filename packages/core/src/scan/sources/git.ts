@@ -109,11 +109,12 @@ export async function fetchGit(
   });
 }
 
-/** `owner/repo` for forge URLs, else the last path segment, without `.git`. */
+/** `owner/repo` for hosted URLs, the folder name for local `file:` repositories; without `.git`. */
 export function repositoryName(url: string): string {
   const withoutSuffix = url.replace(/\/+$/, '').replace(/\.git$/, '');
   const scpLike = /^[^/@]+@[^:/]+:(.+)$/.exec(withoutSuffix);
   const pathPart = scpLike?.[1] ?? (URL.canParse(withoutSuffix) ? new URL(withoutSuffix).pathname : withoutSuffix);
   const segments = pathPart.split('/').filter(Boolean);
-  return segments.slice(-2).join('/') || url;
+  const kept = withoutSuffix.startsWith('file:') ? 1 : 2;
+  return segments.slice(-kept).join('/') || url;
 }

@@ -21,6 +21,10 @@ export interface FileIndex {
   imports: Map<string, ImportBinding>;
   /** Exported name → local function node. */
   exports: Map<string, AstNode>;
+  /** Exported name → the expression it is bound to (constants, tool objects, schemas shared between files). */
+  exportedValues: Map<string, AstNode>;
+  /** Set by the analyzer once every file is indexed: the index of a relative import, for constants defined elsewhere. */
+  resolveImport?: (source: string) => FileIndex | undefined;
 }
 
 const REQUIRE_WRAPPERS = new Set(['__toESM', '__importStar', '__importDefault', '_interopRequireDefault', '_interopRequireWildcard']);
@@ -47,6 +51,7 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
     variables: new Map(),
     imports: new Map(),
     exports: new Map(),
+    exportedValues: new Map(),
   };
   const exportedLocals: Array<[string, string]> = [];
 
@@ -152,6 +157,7 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
             if (isExports && name && right) {
               if (isFunction(right)) index.exports.set(name, right);
               else if (right.type === 'Identifier') exportedLocals.push([name, right.name]);
+              else index.exportedValues.set(name, right);
             }
             if (object?.type === 'Identifier' && object.name === 'module' && name === 'exports' && right?.type === 'ObjectExpression') {
               for (const property of right.properties) {
@@ -180,10 +186,64 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
 
   for (const statement of parsed.program.body) visitStatement(statement, 0);
   for (const [exported, local] of exportedLocals) {
+    const value = index.variables.get(local);
+    if (value && !index.exportedValues.has(exported)) index.exportedValues.set(exported, value);
     const fn = index.functions.get(local);
     if (fn && !index.exports.has(exported)) index.exports.set(exported, fn);
   }
   return index;
+}
+
+/** Resolves a relative import specifier against the importing file's path to a key of `has` (a set of workspace paths). */
+export function resolveRelativeImport(fromPath: string, source: string, has: (path: string) => boolean): string | undefined {
+  if (!source.startsWith('.')) return undefined;
+  const directory = fromPath.includes('/') ? fromPath.slice(0, fromPath.lastIndexOf('/')) : '';
+  const normalised: string[] = [];
+  for (const part of (directory ? `${directory}/${source}` : source).split('/')) {
+    if (part === '.' || part === '') continue;
+    if (part === '..') normalised.pop();
+    else normalised.push(part);
+  }
+  const base = normalised.join('/');
+  const stem = base.replace(/\.(m|c)?(j|t)sx?$/, '');
+  const candidates = [base, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, `${stem}.cts`, `${stem}.js`, `${stem}.mjs`, `${stem}.cjs`, `${base}/index.ts`, `${base}/index.js`];
+  return candidates.find(has);
+}
+
+/** What a name refers to: a variable of this file or a value exported by a relatively imported file. */
+export function lookupBinding(name: string, index: FileIndex): { node: AstNode; index: FileIndex } | undefined {
+  const local = index.variables.get(name);
+  if (local) return { node: local, index };
+  const binding = index.imports.get(name);
+  if (!binding || binding.imported === '*') return undefined;
+  const target = index.resolveImport?.(binding.source);
+  const node = target?.exportedValues.get(binding.imported);
+  return target && node ? { node, index: target } : undefined;
+}
+
+/** `ns.NAME` where `ns` is a namespace import or a tsc/esbuild `require` of a relative module. */
+export function lookupNamespaceMember(object: AstNode | undefined, name: string | undefined, index: FileIndex): { node: AstNode; index: FileIndex } | undefined {
+  const current = unwrap(object);
+  if (current?.type !== 'Identifier' || name === undefined) return undefined;
+  const binding = index.imports.get(current.name);
+  if (!binding || (binding.imported !== '*' && binding.imported !== 'default')) return undefined;
+  const target = index.resolveImport?.(binding.source);
+  const node = target?.exportedValues.get(name);
+  return target && node ? { node, index: target } : undefined;
+}
+
+/** Follows identifiers (also across relative imports) to the expression they hold, with the file it is written in. */
+export function resolveExpression(node: AstNode | undefined, index: FileIndex, depth = 0): { node: AstNode | undefined; index: FileIndex } {
+  const current = unwrap(node);
+  if (depth < 6 && current?.type === 'Identifier') {
+    const bound = lookupBinding(current.name, index);
+    if (bound && bound.node !== current) return resolveExpression(bound.node, bound.index, depth + 1);
+  }
+  if (depth < 6 && current?.type === 'MemberExpression' && !current.computed) {
+    const imported = lookupNamespaceMember(current.object, memberName(current), index);
+    if (imported) return resolveExpression(imported.node, imported.index, depth + 1);
+  }
+  return { node: current, index };
 }
 
 // ─── Static evaluation ──────────────────────────────────────────────────────────────────────────
@@ -246,9 +306,9 @@ function evaluate(node: AstNode | undefined, index: FileIndex, depth: number): S
       return NOT_STATIC;
     case 'Identifier': {
       if (current.name === 'undefined') return NOT_STATIC;
-      const init = index.variables.get(current.name);
-      if (!init || init === current) return NOT_STATIC;
-      return evaluate(init, index, depth + 1);
+      const bound = lookupBinding(current.name, index);
+      if (!bound || bound.node === current) return NOT_STATIC;
+      return evaluate(bound.node, bound.index, depth + 1);
     }
     case 'ArrayExpression': {
       const items: StaticValue[] = [];
@@ -277,6 +337,8 @@ function evaluate(node: AstNode | undefined, index: FileIndex, depth: number): S
       return object;
     }
     case 'MemberExpression': {
+      const imported = current.computed ? undefined : lookupNamespaceMember(current.object, memberName(current), index);
+      if (imported) return evaluate(imported.node, imported.index, depth + 1);
       const object = evaluate(current.object, index, depth + 1);
       const key = current.computed ? evaluate(current.property, index, depth + 1) : memberName(current);
       if (object === NOT_STATIC || object === null || typeof object !== 'object' || key === NOT_STATIC) return NOT_STATIC;

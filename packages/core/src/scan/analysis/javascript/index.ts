@@ -8,7 +8,7 @@ import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../anal
 import { parseFile, walk } from './ast.js';
 import { factsVisitor } from './facts.js';
 import type { FileIndex } from './file-index.js';
-import { buildFileIndex } from './file-index.js';
+import { buildFileIndex, resolveRelativeImport } from './file-index.js';
 import type { FileContext } from './taint.js';
 import { TaintEngine, newScope } from './taint.js';
 
@@ -50,9 +50,7 @@ function dedupeTools(tools: ToolDefinition[]): ToolDefinition[] {
 
 async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): Promise<LanguageAnalysis> {
   const problems: ParseProblem[] = [];
-  const contexts = new Map<string, FileContext>();
-  const allTools: ToolDefinition[] = [];
-  const facts: CodeFact[] = [];
+  const indexes = new Map<string, FileIndex>();
   for (const file of files) {
     options.signal?.throwIfAborted();
     const outcome = parseFile(file);
@@ -61,17 +59,32 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
       problems.push({ file: file.path, message: outcome.message });
       continue;
     }
-    const index = buildFileIndex(outcome.parsed);
+    indexes.set(file.path, buildFileIndex(outcome.parsed));
+    // Let the event loop breathe between files so progress events and cancellation get through.
+    if (indexes.size % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  // Constants, schemas and tool objects are often defined in one file and used in another: let static evaluation
+  // follow relative imports once every file is indexed.
+  const has = (path: string) => indexes.has(path);
+  for (const index of indexes.values()) {
+    const from = index.parsed.file.path;
+    index.resolveImport = (source) => {
+      const path = resolveRelativeImport(from, source, has);
+      return path === undefined ? undefined : indexes.get(path);
+    };
+  }
+  const contexts = new Map<string, FileContext>();
+  const allTools: ToolDefinition[] = [];
+  const facts: CodeFact[] = [];
+  for (const [path, index] of indexes) {
     const extraction = extractTools(index, facts);
     allTools.push(...extraction.tools);
-    contexts.set(file.path, {
+    contexts.set(path, {
       index,
       handlers: new Map(extraction.handlers.map((handler) => [handler.node, handler])),
       dispatchers: new Set(extraction.dispatchers),
       moduleScope: newScope(),
     });
-    // Let the event loop breathe between files so progress events and cancellation get through.
-    if (contexts.size % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   options.signal?.throwIfAborted();
   const flows = new TaintEngine({ mode: options.mode, files: contexts, tools: allTools }).run();

@@ -2,7 +2,7 @@ import type { ToolParameter } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { memberName, objectProperty, propertyName, unwrap } from './ast.js';
 import type { FileIndex, StaticValue } from './file-index.js';
-import { staticString, staticValue } from './file-index.js';
+import { lookupBinding, lookupNamespaceMember, resolveExpression, staticString, staticValue } from './file-index.js';
 
 /** What a zod schema expression says about one value. */
 interface ZodInfo {
@@ -14,8 +14,9 @@ interface ZodInfo {
   optional?: boolean;
   pattern?: string;
   format?: string;
-  /** The raw shape of a `z.object({...})`. */
+  /** The raw shape of a `z.object({...})`, and the file it is written in. */
   shape?: AstNode;
+  shapeIndex?: FileIndex;
 }
 
 const ZOD_FORMATS = new Set(['url', 'email', 'uuid', 'cuid', 'ulid', 'ipv4', 'ipv6', 'datetime', 'date', 'base64']);
@@ -42,8 +43,12 @@ function zodInfo(node: AstNode | undefined, index: FileIndex, depth = 0): ZodInf
   const current = unwrap(node);
   if (!current || depth > 40) return undefined;
   if (current.type === 'Identifier') {
-    const init = index.variables.get(current.name);
-    return init && init !== current ? zodInfo(init, index, depth + 1) : undefined;
+    const bound = lookupBinding(current.name, index);
+    return bound && bound.node !== current ? zodInfo(bound.node, bound.index, depth + 1) : undefined;
+  }
+  if (current.type === 'MemberExpression') {
+    const imported = lookupNamespaceMember(current.object, memberName(current), index);
+    return imported ? zodInfo(imported.node, imported.index, depth + 1) : undefined;
   }
   if (current.type !== 'CallExpression') return undefined;
   const callee = unwrap(current.callee);
@@ -64,6 +69,7 @@ function zodInfo(node: AstNode | undefined, index: FileIndex, depth = 0): ZodInf
     } else if (method === 'object' || method === 'strictObject' || method === 'looseObject') {
       info.type = 'object';
       info.shape = unwrap(args[0]);
+      info.shapeIndex = index;
     } else if (ZOD_FORMATS.has(method)) {
       info.type = 'string';
       info.format = method;
@@ -149,24 +155,22 @@ function parametersFromJsonSchema(schema: AstNode, index: FileIndex): ToolParame
 }
 
 function resolveObject(node: AstNode | undefined, index: FileIndex, depth = 0): AstNode | undefined {
-  const current = unwrap(node);
-  if (current?.type === 'Identifier' && depth < 5) return resolveObject(index.variables.get(current.name), index, depth + 1);
-  return current;
+  return resolveExpression(node, index, depth).node;
 }
 
 /**
  * Parameters from whatever a tool's input schema is written as: a zod raw shape (`{ path: z.string() }`), a zod object
  * (`z.object({...})`), a JSON-schema literal, `zodToJsonSchema(Schema)`, or a same-file constant holding any of these.
  */
-export function parametersFromSchema(node: AstNode | undefined, index: FileIndex, depth = 0): ToolParameter[] {
-  const current = resolveObject(node, index);
+export function parametersFromSchema(node: AstNode | undefined, fromIndex: FileIndex, depth = 0): ToolParameter[] {
+  const { node: current, index } = resolveExpression(node, fromIndex);
   if (!current || depth > 5) return [];
   if (current.type === 'CallExpression') {
     const calleeNode = unwrap(current.callee);
     const callee = calleeNode?.type === 'Identifier' ? calleeNode.name : calleeNode?.type === 'MemberExpression' ? memberName(calleeNode) : undefined;
     if (callee && (SCHEMA_CONVERTERS.has(callee) || callee === 'toJSONSchema')) return parametersFromSchema(current.arguments[0], index, depth + 1);
     const info = zodInfo(current, index);
-    if (info?.shape) return parametersFromSchema(info.shape, index, depth + 1);
+    if (info?.shape) return parametersFromSchema(info.shape, info.shapeIndex ?? index, depth + 1);
     return [];
   }
   if (current.type !== 'ObjectExpression') return [];
@@ -183,8 +187,8 @@ export function parametersFromSchema(node: AstNode | undefined, index: FileIndex
 }
 
 /** True for something that looks like a schema argument rather than a description or annotations object. */
-export function looksLikeSchema(node: AstNode | undefined, index: FileIndex): boolean {
-  const current = resolveObject(node, index);
+export function looksLikeSchema(node: AstNode | undefined, fromIndex: FileIndex): boolean {
+  const { node: current, index } = resolveExpression(node, fromIndex);
   if (!current) return false;
   if (current.type === 'CallExpression') return zodInfo(current, index)?.shape !== undefined;
   if (current.type !== 'ObjectExpression') return false;

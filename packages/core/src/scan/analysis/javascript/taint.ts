@@ -9,7 +9,7 @@ import { isFunction, lineOf, locationOf, memberName, propertyName, snippetOf, un
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
 import type { FileIndex } from './file-index.js';
-import { staticString, staticValue } from './file-index.js';
+import { resolveRelativeImport, staticString, staticValue } from './file-index.js';
 import type { SinkArgument } from './sinks.js';
 import { sinkArguments, staticPrefix } from './sinks.js';
 
@@ -357,22 +357,8 @@ export class TaintEngine {
   }
 
   private resolveImport(fromPath: string, source: string): FileContext | undefined {
-    const directory = fromPath.includes('/') ? fromPath.slice(0, fromPath.lastIndexOf('/')) : '';
-    const parts = (directory ? `${directory}/${source}` : source).split('/');
-    const normalised: string[] = [];
-    for (const part of parts) {
-      if (part === '.' || part === '') continue;
-      if (part === '..') normalised.pop();
-      else normalised.push(part);
-    }
-    const base = normalised.join('/');
-    const stem = base.replace(/\.(m|c)?(j|t)sx?$/, '');
-    const candidates = [base, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, `${stem}.cts`, `${stem}.js`, `${stem}.mjs`, `${stem}.cjs`, `${base}/index.ts`, `${base}/index.js`];
-    for (const candidate of candidates) {
-      const file = this.options.files.get(candidate);
-      if (file) return file;
-    }
-    return undefined;
+    const path = resolveRelativeImport(fromPath, source, (candidate) => this.options.files.has(candidate));
+    return path === undefined ? undefined : this.options.files.get(path);
   }
 
   private applySummary(summary: Summary, args: Taint[], call: AstNode, ctx: Ctx, target: FileContext, display: string): Taint {

@@ -17,7 +17,8 @@ const HEX_BLOB = /^(?:[0-9a-fA-F]{2}){100,}$/;
 const CALL_FACT_WORDS =
   /verify|ssl|cert_reqs|\.run\b|run_app|uvicorn|hypercorn|_app\b|_async\b|Transport|SessionManager|CORS|auth|Auth|Bearer|APIKey|OAuth|Security|TrustedHost|headers|__import__|import_module/;
 const FACT_ATTRIBUTE_WORDS = /CERT_NONE|_create_unverified_context|check_hostname|\.verify\s*=|access-control-allow-origin/i;
-const BLOB_CANDIDATE = /[A-Za-z0-9+/_-]{120,}|(?:[0-9a-fA-F]{2}){60,}/;
+// Anchored on a quote so the scan does not restart inside every long identifier.
+const BLOB_CANDIDATE = /["'][A-Za-z0-9+/=_-]{60,}/;
 
 export function pythonFacts(module: PyModule): CodeFact[] {
   const facts: CodeFact[] = [];
@@ -94,23 +95,24 @@ function fastMcpHosts(module: PyModule): Map<string, string> {
 }
 
 /** The host a server binds: a literal, a module constant, or the default of `os.getenv("HOST", "0.0.0.0")`. */
-function hostText(module: PyModule, node: Node): string {
+function hostText(module: PyModule, node: Node, depth = 0): string {
+  if (depth > 8) return 'unknown';
   const literal = stringValue(node);
   if (literal !== undefined) return literal;
   if (node.type === 'identifier') {
     const constant = module.constants.get(node.text);
-    return constant && constant !== node ? hostText(module, constant) : 'unknown';
+    return constant && constant !== node ? hostText(module, constant, depth + 1) : 'unknown';
   }
   if (node.type === 'call') {
     const name = qualify(module, dottedName(node.childForFieldName('function')) ?? '');
     if (name === 'os.getenv' || name === 'os.environ.get') {
       const fallback = callArguments(node).positional[1];
-      return fallback ? hostText(module, fallback) : 'unknown';
+      return fallback ? hostText(module, fallback, depth + 1) : 'unknown';
     }
   }
   if (node.type === 'boolean_operator') {
     const right = node.childForFieldName('right');
-    return right ? hostText(module, right) : 'unknown';
+    return right ? hostText(module, right, depth + 1) : 'unknown';
   }
   return 'unknown';
 }

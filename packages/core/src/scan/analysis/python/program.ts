@@ -23,8 +23,11 @@ export interface PyModule {
   methods: Map<string, Node>;
   /** Module-level `NAME = value` assignments; the last one wins. */
   constants: Map<string, Node>;
-  /** Every decorated function definition (top level and inside classes). */
+  /** Every decorated function definition, nested ones included (low-level servers often register handlers inside `serve()`). */
   decorated: Node[];
+  /** Class definitions by name, and their simple attributes (`GitTools.STATUS = "git_status"`) by `Class.NAME`. */
+  classes: Map<string, Node>;
+  classConstants: Map<string, Node>;
 }
 
 export function indexModule(file: SourceFile, tree: Tree): PyModule {
@@ -39,12 +42,39 @@ export function indexModule(file: SourceFile, tree: Tree): PyModule {
     methods: new Map(),
     constants: new Map(),
     decorated: [],
+    classes: new Map(),
+    classConstants: new Map(),
   };
-  for (const node of root.descendantsOfType(['import_statement', 'import_from_statement'])) {
-    if (node) indexImport(module, node);
-  }
+  collectStatements(module, root);
   indexBlock(module, root, false);
   return module;
+}
+
+/** Statement types that hold nested statements; expressions never hold imports or decorated definitions. */
+const COMPOUND = new Set([
+  'function_definition', 'class_definition', 'decorated_definition', 'if_statement', 'elif_clause', 'else_clause',
+  'for_statement', 'while_statement', 'try_statement', 'except_clause', 'except_group_clause', 'finally_clause',
+  'with_statement', 'match_statement', 'case_clause', 'block',
+]);
+
+/** Imports and decorated functions at any depth, visiting statements only (far fewer nodes than a full tree walk). */
+function collectStatements(module: PyModule, node: Node): void {
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    switch (child.type) {
+      case 'import_statement':
+      case 'import_from_statement':
+        indexImport(module, child);
+        break;
+      case 'decorated_definition':
+        if (child.childForFieldName('definition')?.type === 'function_definition') module.decorated.push(child);
+        collectStatements(module, child);
+        break;
+      default:
+        if (COMPOUND.has(child.type)) collectStatements(module, child);
+        else if (child.type === 'body' || child.type === 'ERROR') collectStatements(module, child);
+    }
+  }
 }
 
 function indexImport(module: PyModule, node: Node): void {
@@ -95,7 +125,6 @@ function indexBlock(module: PyModule, block: Node, inClass: boolean): void {
       case 'decorated_definition': {
         const definition = statement.childForFieldName('definition');
         if (definition?.type === 'function_definition') {
-          module.decorated.push(statement);
           indexFunction(module, definition, inClass);
         } else if (definition?.type === 'class_definition') {
           indexClass(module, definition);
@@ -139,8 +168,17 @@ function indexFunction(module: PyModule, definition: Node, inClass: boolean): vo
 }
 
 function indexClass(module: PyModule, definition: Node): void {
+  const name = definition.childForFieldName('name')?.text;
   const body = definition.childForFieldName('body');
-  if (body) indexBlock(module, body, true);
+  if (!name || !body) return;
+  module.classes.set(name, definition);
+  for (const statement of body.namedChildren) {
+    const assignment = statement?.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
+    const left = assignment?.type === 'assignment' ? assignment.childForFieldName('left') : undefined;
+    const right = assignment?.childForFieldName('right');
+    if (left?.type === 'identifier' && right) module.classConstants.set(`${name}.${left.text}`, right);
+  }
+  indexBlock(module, body, true);
 }
 
 /** All files of one package, addressable by module path for import resolution. */
@@ -247,8 +285,23 @@ export function handlerId(module: PyModule, definition: Node, tool: string): str
   return `${module.path}#${definition.startIndex}:${tool}`;
 }
 
-/** A module constant's value expression when `node` names one (`instructions=INSTRUCTIONS`), else the node itself. */
+/** A constant's value expression when `node` names one (`instructions=INSTRUCTIONS`, `name=Tools.STATUS`), else the node itself. */
 export function resolveConstant(module: PyModule, node: Node | undefined): Node | undefined {
   if (node?.type === 'identifier') return module.constants.get(node.text) ?? node;
+  if (node?.type === 'attribute') {
+    const name = dottedName(node);
+    return (name ? classConstant(module, name) : undefined) ?? node;
+  }
   return node;
+}
+
+/** `Tools.STATUS` (or an Enum's `Tools.STATUS.value`) → the value assigned in the class body. */
+export function classConstant(module: PyModule, dotted: string): Node | undefined {
+  return module.classConstants.get(dotted) ?? module.classConstants.get(dotted.replace(/\.value$/, ''));
+}
+
+/** Whether the file binds `name` to a call of `constructor` anywhere, also inside functions (`server = Server("x")` in `serve()`). */
+export function bindsInstance(module: PyModule, name: string, constructor: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^\\w.])${escaped}\\s*(:[^=\\n]*)?=\\s*([\\w.]+\\.)?${constructor}\\(`, 'm').test(module.file.text ?? '');
 }

@@ -3,7 +3,7 @@
 // parameters reach which sinks and which flow into the return value, so a call site only substitutes its arguments.
 import { inflateSync, gunzipSync } from 'node:zlib';
 import type { FlowStep, ScanMode, SinkKind, TaintFlow, ToolParameter } from '../../model.js';
-import { qualify, type PyHandler, type PyModule, type PyProgram } from './program.js';
+import { classConstant, qualify, resolveConstant, type PyHandler, type PyModule, type PyProgram } from './program.js';
 import {
   callArguments,
   dottedName,
@@ -139,6 +139,10 @@ export interface TaintResult {
 }
 
 /** Runs the dataflow over a parsed package: every function once (for environment dumps, secrets and payloads), then each tool's handler. */
+const SKIPPED_AT_MODULE_LEVEL = new Set(['function_definition', 'class_definition', 'decorated_definition', 'import_statement', 'import_from_statement', 'comment']);
+/** Calls through which a secret or a decoded payload can leave the process or run. */
+const OUTBOUND_WORDS = /\b(exec|eval|compile|system|popen|subprocess|spawn\w*|getoutput|post|put|patch|request|urlopen|get|send\w*|pickle|marshal|yaml|dill|import_module|__import__|create_subprocess_\w+)\b/;
+
 /** Text that can produce an origin other than tool input: the environment, a secret's path, a decoder. */
 const ORIGIN_WORDS =
   /environ|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs|decompress|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Chrome|firefox|Keychains|gnupg/;
@@ -223,9 +227,14 @@ class TaintEngine {
     return result;
   }
 
+  /** Module-level code that names an origin or an outbound sink; other statements are evaluated lazily when referenced. */
   analyzeModuleBody(module: PyModule): void {
     const scope = new Scope(this, module, true);
-    scope.block(module.root);
+    for (const statement of module.root.namedChildren) {
+      if (statement && !SKIPPED_AT_MODULE_LEVEL.has(statement.type) && (ORIGIN_WORDS.test(statement.text) || OUTBOUND_WORDS.test(statement.text))) {
+        scope.statement(statement);
+      }
+    }
   }
 
   /** Taint of a module-level name used inside a function (`WEBHOOK = base64.b64decode(...)`), computed once. */
@@ -322,7 +331,8 @@ function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
     sanitizers: [...new Set(sanitizers)],
     crossFile: outer.crossFile || inner.crossFile,
   };
-  if (outer.param) result.param = outer.param;
+  // A subscript inside the callee still picks one key of the caller's parameter: carry it outwards.
+  if (outer.param) result.param = outer.param.key === undefined && inner.param?.key !== undefined ? { index: outer.param.index, key: inner.param.key } : outer.param;
   const argv = inner.argv ?? outer.argv;
   if (argv) result.argv = argv;
   if (inner.shellList || outer.shellList) result.shellList = true;
@@ -413,7 +423,7 @@ class Scope {
     for (const statement of block.namedChildren) if (statement) this.statement(statement);
   }
 
-  private statement(node: Node): void {
+  statement(node: Node): void {
     switch (node.type) {
       case 'expression_statement':
         for (const child of node.namedChildren) if (child) this.expressionStatement(child);
@@ -641,7 +651,12 @@ class Scope {
       if (!clause) continue;
       if (dispatching) {
         const patterns = clause.namedChildren.filter((child) => child?.type === 'case_pattern');
-        const values = patterns.flatMap((pattern) => (pattern ? pattern.descendantsOfType('string').map((item) => stringValue(item)) : []));
+        const values = patterns.flatMap((pattern) => {
+          if (!pattern) return [];
+          // `case "x":` or `case Tools.X:` (an Enum member or class constant).
+          const dotted = pattern.descendantsOfType('dotted_name').map((item) => stringValue(item ? classConstant(this.module, item.text) : undefined));
+          return [...pattern.descendantsOfType('string').map((item) => stringValue(item)), ...dotted];
+        });
         const wildcard = patterns.some((pattern) => pattern?.text === '_');
         if (!wildcard && !values.includes(this.dispatch!.tool)) continue;
       }
@@ -1201,25 +1216,26 @@ class Scope {
   // ─── Static values ────────────────────────────────────────────────────────────────────────────
 
   /** The type of an object expression, for method sinks: Path, HTTP clients, SMTP, urllib Request. */
-  typeOf(node: Node): string | undefined {
+  typeOf(node: Node, depth = 0): string | undefined {
+    if (depth > 8) return undefined;
     switch (node.type) {
       case 'identifier':
         if (this.types.has(node.text)) return this.types.get(node.text);
         if (!this.env.has(node.text) && this.module.constants.has(node.text)) {
           const value = this.module.constants.get(node.text)!;
-          return value.type === 'call' ? this.typeOf(value) : undefined;
+          return this.typeOf(value, depth + 1);
         }
         return undefined;
       case 'parenthesized_expression':
       case 'await':
-        return node.namedChildren[0] ? this.typeOf(node.namedChildren[0]) : undefined;
+        return node.namedChildren[0] ? this.typeOf(node.namedChildren[0], depth + 1) : undefined;
       case 'binary_operator': {
         const left = node.childForFieldName('left');
-        return left && this.typeOf(left) === 'pathlib.Path' ? 'pathlib.Path' : undefined;
+        return left && this.typeOf(left, depth + 1) === 'pathlib.Path' ? 'pathlib.Path' : undefined;
       }
       case 'attribute': {
         const object = node.childForFieldName('object');
-        return object && this.typeOf(object) === 'pathlib.Path' && /^(parent|parents)$/.test(node.childForFieldName('attribute')?.text ?? '') ? 'pathlib.Path' : undefined;
+        return object && this.typeOf(object, depth + 1) === 'pathlib.Path' && /^(parent|parents)$/.test(node.childForFieldName('attribute')?.text ?? '') ? 'pathlib.Path' : undefined;
       }
       case 'call': {
         const callee = node.childForFieldName('function');
@@ -1231,7 +1247,7 @@ class Scope {
         if (callee?.type === 'attribute') {
           const object = callee.childForFieldName('object');
           const method = callee.childForFieldName('attribute')?.text ?? '';
-          if (object && this.typeOf(object) === 'pathlib.Path' && /^(resolve|absolute|expanduser|joinpath|with_name|with_suffix|relative_to)$/.test(method)) return 'pathlib.Path';
+          if (object && this.typeOf(object, depth + 1) === 'pathlib.Path' && /^(resolve|absolute|expanduser|joinpath|with_name|with_suffix|relative_to)$/.test(method)) return 'pathlib.Path';
         }
         return undefined;
       }
@@ -1273,6 +1289,10 @@ class Scope {
         if (this.env.has(node.text)) return none;
         const constant = this.module.constants.get(node.text);
         return constant ? this.staticText(constant, depth + 1) : none;
+      }
+      case 'attribute': {
+        const constant = resolveConstant(this.module, node);
+        return constant && constant !== node ? this.staticText(constant, depth + 1) : none;
       }
       case 'parenthesized_expression':
         return node.namedChildren[0] ? this.staticText(node.namedChildren[0], depth + 1) : none;
