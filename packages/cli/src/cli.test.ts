@@ -139,8 +139,8 @@ describe('svc (usage)', () => {
     for (const option of ['--format', '--output', '--mode', '--fail-on', '--discover', '--registry', '--index-url', '--no-color', '--quiet']) {
       expect(help.stdout).toContain(option);
     }
-    expect(help.stdout).toContain('(default: "text")');
-    expect(help.stdout).toContain('(default: "high")');
+    expect(help.stdout).toMatch(/default: "text"\)/);
+    expect(help.stdout).toMatch(/default: "high"\)/);
     expect(help.stdout).toContain('Exit codes:');
     expect(help.stdout).toContain('$ svc scan');
   });

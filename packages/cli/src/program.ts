@@ -77,7 +77,7 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
         .choices(FAIL_ON)
         .default('high'),
     )
-    .option('--discover', 'also scan every MCP client config found on this machine', false)
+    .option('--discover', 'also scan every MCP client config found on this machine')
     .addOption(
       new Option('--registry <url>', 'npm registry for npm targets (default: npm_config_registry, .npmrc, then https://registry.npmjs.org)').argParser(httpUrl),
     )
@@ -85,7 +85,7 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
       new Option('--index-url <url>', 'PyPI base URL serving /pypi/<name>/json (default: SVC_PYPI_INDEX, PIP_INDEX_URL, then https://pypi.org)').argParser(httpUrl),
     )
     .option('--no-color', 'no colours in the progress view and the text report (also NO_COLOR=1)')
-    .option('-q, --quiet', 'no progress and no summary line: only the report and failures', false)
+    .option('-q, --quiet', 'no progress and no summary line: only the report and failures')
     .addHelpText('after', SCAN_EXAMPLES)
     .action(async (targets: string[], options: ScanCommandOptions, command: Command) => {
       if (targets.length === 0 && !options.discover) {

@@ -7,6 +7,9 @@ export { inventoryWorkspace, DEFAULT_INVENTORY_LIMITS, type Inventory, type Inve
 export { ANALYZERS } from './scan/analysis/index.js';
 export type { LanguageAnalyzer, LanguageAnalysis, AnalyzeOptions } from './scan/analysis/analyzer.js';
 export { parseTarget, expandTarget, fetchTarget, TargetError, type SourceOptions } from './scan/target.js';
+export { isScannable, removeAllTempDirs, removeAllTempDirsSync } from './scan/target.js';
+export { discoverConfigs, type DiscoveredConfig } from './scan/discover.js';
+export { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './scan/archive.js';
 export { modelTexts } from './scan/model-texts.js';
 export { scoreFindings, gradeForScore, type Grade, type ScoreResult } from './scan/score.js';
 export { RULES, getRule, ruleCatalog, type RuleCatalogEntry } from './rules/index.js';

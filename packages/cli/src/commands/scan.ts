@@ -16,11 +16,11 @@ export interface ScanCommandOptions {
   output?: string;
   mode: ScanMode;
   failOn: FailOn;
-  discover: boolean;
+  discover?: boolean;
   registry?: string;
   indexUrl?: string;
   color: boolean;
-  quiet: boolean;
+  quiet?: boolean;
 }
 
 /** How long an interrupted scan gets to wind down before its temp dirs are removed from under it. */

@@ -19,7 +19,7 @@ describe('plain progress lines', () => {
     onEvent({ type: 'error', target: 'npm:nope', message: 'package not found' });
     expect(lines).toEqual([
       '[./srv] stage fetch\n',
-      '[./srv] finding HIGH shell-injection tool input reaches a shell command (src/index.ts:12:5)\n',
+      '[./srv] finding HIGH shell-injection tool input reaches a shell command at src/index.ts:12:5\n',
       '[./srv] problem bad.ts: unexpected token\n',
       '[./srv] done 1 finding(s), score 40 (D)\n',
       '[npm:nope] error package not found\n',
@@ -37,7 +37,8 @@ describe('plain progress lines', () => {
         tool: { name: 'add', kind: 'tool', field: 'description' },
       }),
     });
-    expect(line).toBe('[t] finding CRITICAL hidden-instructions description hides text<U+200B> (tool add › description)');
+    expect(line).toMatch(/^\[t\] finding CRITICAL hidden-instructions description hides text\S*U\+200B\S* at tool add › description$/);
+    expect(line).not.toContain('\u200B');
   });
 
   it('says why a target was not scanned', () => {
@@ -52,6 +53,6 @@ describe('plain progress lines', () => {
   it('never passes terminal escape sequences from scanned text through', () => {
     const line = plainProgressLine({ type: 'error', target: 'evil\u001b[2J', message: 'bad\u001b]0;title\u0007' });
     expect(line).not.toContain('\u001b');
-    expect(line).toBe('[evil<U+001B>[2J] error bad<U+001B>]0;title<U+0007>');
+    expect(line).toMatch(/^\[evil\S*U\+001B\S*\[2J\] error bad\S*U\+001B\S*\]0;title\S*U\+0007\S*$/);
   });
 });

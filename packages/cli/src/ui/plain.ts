@@ -15,7 +15,7 @@ export function plainProgressLine(event: ScanEvent): string | undefined {
     case 'finding': {
       const { finding } = event;
       const where = describeWhere(finding);
-      return `${prefix} finding ${finding.severity.toUpperCase()} ${finding.ruleId} ${visibleLine(finding.message)}${where ? ` (${visibleLine(where)})` : ''}`;
+      return `${prefix} finding ${finding.severity.toUpperCase()} ${finding.ruleId} ${visibleLine(finding.message)}${where ? ` at ${visibleLine(where)}` : ''}`;
     }
     case 'problem':
       return `${prefix} problem ${visibleLine(event.file)}: ${visibleLine(event.message)}`;

@@ -9,7 +9,7 @@ import { ScanView } from './ScanView.js';
 const PROGRESS_RENDER_INTERVAL_MS = 50;
 
 export interface ProgressOptions {
-  quiet: boolean;
+  quiet?: boolean;
   color: boolean;
 }
 

@@ -220,13 +220,9 @@ export async function extractTarGz(
     strict: true,
     brotli: false,
     zstd: false,
+    // A refused entry aborts the parser, which ends the pipeline below with the refusal.
     onReadEntry: (entry: ReadEntry) => {
-      try {
-        pendingWrites.push(handleTarEntry(entry).catch((error: unknown) => fail(error)));
-      } catch (error) {
-        fail(error);
-        entry.resume();
-      }
+      pendingWrites.push(handleTarEntry(entry).catch((error: unknown) => fail(error)));
     },
   });
 
@@ -282,7 +278,6 @@ export async function extractTarGz(
     );
     await Promise.all(pendingWrites);
     if (entryError !== undefined) throw entryError;
-    budget.bytes = inflatedBytes;
     return { files: budget.files, bytes: inflatedBytes, skipped };
   } catch (error) {
     const cause = entryError ?? error;
@@ -368,11 +363,13 @@ export async function extractZip(file: string, dest: string, options: ExtractOpt
     zip = await openZip(file);
     if (zip.entryCount > limits.maxFiles) throw new ArchiveError(`more than ${limits.maxFiles} files`);
     const opened = zip;
+    let onAbort: (() => void) | undefined;
     await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => reject(options.signal?.reason ?? new Error('aborted'));
+      onAbort = (): void => reject(options.signal?.reason ?? new Error('aborted'));
       options.signal?.addEventListener('abort', onAbort, { once: true });
       opened.on('error', reject);
       opened.on('end', () => resolve());
+      // lazyEntries: one entry at a time, the next only once this one is on disk.
       opened.on('entry', (entry: yauzl.Entry) => {
         handleZipEntry(opened, entry).then(
           () => opened.readEntry(),
@@ -380,6 +377,8 @@ export async function extractZip(file: string, dest: string, options: ExtractOpt
         );
       });
       opened.readEntry();
+    }).finally(() => {
+      if (onAbort) options.signal?.removeEventListener('abort', onAbort);
     });
     if (budget.bytes > limits.maxRatio * Math.max(compressedTotal, 1) && budget.bytes > RATIO_FLOOR_BYTES) {
       throw new ArchiveError(`compression ratio above ${limits.maxRatio}:1 (decompression bomb)`);

@@ -56,6 +56,8 @@ describe('parseTarget', () => {
     expect(parseTarget('github:owner/repo#v1.2')).toEqual({ kind: 'git', input: 'github:owner/repo#v1.2', url: 'https://github.com/owner/repo.git', ref: 'v1.2' });
     expect(parseTarget('git+https://git.example.com/team/server.git#main')).toMatchObject({ kind: 'git', url: 'https://git.example.com/team/server.git', ref: 'main' });
     expect(parseTarget('git+ssh://git@github.com/owner/private.git')).toMatchObject({ kind: 'git', url: 'ssh://git@github.com/owner/private.git' });
+    expect(parseTarget('git+ssh://git@git.corp.example:team/server.git#v2')).toMatchObject({ kind: 'git', url: 'git@git.corp.example:team/server.git', ref: 'v2' });
+    expect(parseTarget('ssh://git@git.corp.example/team/server.git#dev')).toMatchObject({ kind: 'git', url: 'ssh://git@git.corp.example/team/server.git', ref: 'dev' });
     expect(parseTarget('file:///srv/repos/server.git')).toMatchObject({ kind: 'git', url: 'file:///srv/repos/server.git' });
     expect(parseTarget('git+file:///srv/repos/server.git#dev')).toMatchObject({ kind: 'git', url: 'file:///srv/repos/server.git', ref: 'dev' });
     expect(parseTarget('https://github.com/owner/repo')).toMatchObject({ kind: 'git', url: 'https://github.com/owner/repo.git' });

@@ -153,8 +153,8 @@ export function modelFields(module: PyModule, definition: Node): ToolParameter[]
   return parameters;
 }
 
+/** One input from its annotation (`Annotated[...]`, `Literal[...]`, aliases) and default (`Field(...)` or a literal). */
 function typedParameter(module: PyModule, name: string, typeNode: Node | undefined, defaultNode: Node | undefined, argDocs: Map<string, string>): ToolParameter {
-
   const result: ToolParameter = { name, required: true };
   let valueType = typeNode;
   const annotated = typeNode ? genericParts(typeNode) : undefined;

@@ -28,8 +28,9 @@ export interface HttpRequest {
 
 export type JsonResult<T> = { status: 'ok'; data: T } | { status: 'not-found' };
 
-function unreachable(input: string, url: string, error: unknown): TargetError {
-  if (error instanceof Error && error.name === 'AbortError') throw error;
+/** A cancelled request stays an abort (the engine stops); anything else means the host could not be reached. */
+function unreachable(input: string, url: string, error: unknown): Error {
+  if (error instanceof Error && error.name === 'AbortError') return error;
   const code = (error as { code?: string }).code;
   const detail = code ?? (error instanceof Error ? error.message : String(error));
   return new TargetError(input, `cannot reach ${new URL(url).host} (${detail})`, { cause: error });

@@ -25,6 +25,8 @@ function tarballFor(version: string): Buffer {
 }
 
 const tarballs = new Map(['1.0.0', '1.2.0', '2.0.0-beta.1', '1.3.0'].map((v) => [v, tarballFor(v)]));
+// Correctly published, hostile content: a path that climbs out of the unpack folder.
+tarballs.set('6.6.6', buildTarGz([{ name: 'package/../../../../evil.js', content: 'pwned' }]));
 
 function packument(base: string): unknown {
   const version = (v: string, integrity?: string): unknown => ({
@@ -44,6 +46,7 @@ function packument(base: string): unknown {
       '2.0.0-beta.1': version('2.0.0-beta.1'),
       // Published with the integrity of another tarball: the download must be refused.
       '1.3.0': version('1.3.0', sriSha512(Buffer.from('something else'))),
+      '6.6.6': version('6.6.6'),
     },
     time: { '1.2.0': '2025-01-02T03:04:05.000Z' },
     maintainers: [{ name: 'acme-bot', email: 'bot@acme.test' }],
@@ -57,6 +60,16 @@ beforeAll(async () => {
     if (url === '/@acme%2fmcp-tools') {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(packument(registry.replace(/\/$/, ''))));
+      return;
+    }
+    if (url === '/slow-server') {
+      const tgz = `${registry}slow-server/-/slow-server-1.0.0.tgz`;
+      res.end(JSON.stringify({ name: 'slow-server', 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': { name: 'slow-server', version: '1.0.0', dist: { tarball: tgz, integrity: sriSha512(Buffer.from('x')) } } } }));
+      return;
+    }
+    // Sends the first bytes of the tarball and then stalls, like a registry that hangs mid-download.
+    if (url.startsWith('/slow-server/-/')) {
+      res.write(Buffer.alloc(100));
       return;
     }
     const tarball = /^\/@acme\/mcp-tools\/-\/mcp-tools-(.+)\.tgz$/.exec(url);
@@ -75,6 +88,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   await rm(work, { recursive: true, force: true });
 });
@@ -133,6 +147,15 @@ describe('npm source against a stand-in registry', () => {
     expect(readdirSync(tempRoot)).toEqual([]);
   });
 
+  it('reports a hostile tarball as a TargetError and writes nothing outside its temp dir', async () => {
+    const error = await fetchTarget(parseTarget('npm:@acme/mcp-tools@6.6.6'), { npmRegistry: registry, tempRoot }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TargetError);
+    expect((error as TargetError).reason).toMatch(/^refused archive: entry escapes the destination/);
+    expect(readdirSync(tempRoot)).toEqual([]);
+    expect(readdirSync(work).filter((name) => name === 'evil.js')).toEqual([]);
+    expect(existsSync(path.join(path.dirname(work), 'evil.js'))).toBe(false);
+  });
+
   it('reuses tarballs from cacheDir instead of downloading again', async () => {
     const cacheDir = path.join(work, 'cache');
     const first = await fetchTarget(parseTarget('npm:@acme/mcp-tools@1.0.0'), { npmRegistry: registry, tempRoot, cacheDir });
@@ -163,6 +186,15 @@ describe('npm source against a stand-in registry', () => {
       delete process.env.SVC_TEST_NPM_TOKEN;
     }
     expect(requests.map((r) => r.headers.authorization)).toEqual(['Bearer test-token-123', 'Bearer test-token-123']);
+  });
+
+  it('stops on abort mid-download and removes its temp dir', async () => {
+    const controller = new AbortController();
+    const pending = fetchTarget(parseTarget('npm:slow-server'), { npmRegistry: registry, tempRoot, signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    const error = await pending.catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
+    expect(readdirSync(tempRoot)).toEqual([]);
   });
 
   it('reports an unreachable registry as a TargetError', async () => {

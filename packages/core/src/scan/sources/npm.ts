@@ -10,7 +10,7 @@ import ini from 'ini';
 import semver from 'semver';
 import type { PackageMetadata, ScanTarget, Workspace } from '../model.js';
 import { DEFAULT_ARCHIVE_LIMITS, extractTarGz } from '../archive.js';
-import { TargetError } from './errors.js';
+import { asTargetError, TargetError } from './errors.js';
 import { downloadFile, getJson } from './http.js';
 import { digestToIntegrity, hashFile, parseIntegrity, type ExpectedDigest } from './integrity.js';
 import type { SourceOptions } from './options.js';
@@ -219,7 +219,9 @@ export async function fetchNpm(
       if (options.cacheDir) await storeInCache(options.cacheDir, expected, tarball);
     }
     const root = path.join(dir, 'package');
-    await extractTarGz(tarball, root, { limits, strip: 1, signal: options.signal });
+    await extractTarGz(tarball, root, { limits, strip: 1, signal: options.signal }).catch((error: unknown) => {
+      throw asTargetError(target.input, error);
+    });
     const metadata: PackageMetadata = {
       registry: 'npm',
       tarballUrl,

@@ -96,6 +96,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   await rm(work, { recursive: true, force: true });
 });

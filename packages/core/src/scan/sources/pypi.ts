@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { PackageMetadata, ScanTarget, Workspace } from '../model.js';
 import { DEFAULT_ARCHIVE_LIMITS, extractTarGz, extractZip } from '../archive.js';
-import { TargetError } from './errors.js';
+import { asTargetError, TargetError } from './errors.js';
 import { downloadFile, getJson } from './http.js';
 import type { SourceOptions } from './options.js';
 import { removeTempDir, withTempDir } from './temp.js';
@@ -102,9 +102,13 @@ export async function fetchPypi(
     const isWheel = file.filename.endsWith('.whl');
     if (file.filename.endsWith('.zip') || isWheel) {
       // Wheels hold the package directories at the top; zip sdists have a `name-version/` directory like tarballs.
-      await extractZip(archive, root, { limits, strip: isWheel ? 0 : 1, signal: options.signal });
+      await extractZip(archive, root, { limits, strip: isWheel ? 0 : 1, signal: options.signal }).catch((error: unknown) => {
+        throw asTargetError(target.input, error);
+      });
     } else {
-      await extractTarGz(archive, root, { limits, strip: 1, signal: options.signal });
+      await extractTarGz(archive, root, { limits, strip: 1, signal: options.signal }).catch((error: unknown) => {
+        throw asTargetError(target.input, error);
+      });
     }
     const maintainers = [document.info.author, document.info.maintainer].filter(
       (name): name is string => typeof name === 'string' && name.trim().length > 0,

@@ -59,7 +59,7 @@ function splitRef(url: string, input: string): { url: string; ref?: string } {
 }
 
 /**
- * Git specs: `git+https://`, `git+ssh://`, `git://`, `ssh://`, `file://` and `git+file://` (bare repositories),
+ * Git specs: `git+https://`, `git+ssh://` (also scp-like), `git://`, `ssh://`, `file://` and `git+file://` (bare repositories),
  * forge shorthands (`github:owner/repo#ref`, `gitlab:`, `bitbucket:`) and https URLs of forge repositories.
  * Returns undefined when the string is not a git spec at all.
  */
@@ -68,8 +68,9 @@ export function gitTarget(spec: string, input: string): GitTarget | undefined {
     const { url, ref } = splitRef(spec.replace(/^git\+/i, ''), input);
     return { kind: 'git', input, url, ...(ref ? { ref } : {}) };
   }
-  if (/^(git\+)?ssh:\/\//i.test(spec)) {
-    const { url, ref } = splitRef(spec.replace(/^git\+/i, ''), input);
+  // npm-package-arg handles `git+ssh://` (including scp-like `git+ssh://git@host:path`) but refuses plain `ssh://`.
+  if (/^ssh:\/\//i.test(spec)) {
+    const { url, ref } = splitRef(spec, input);
     return { kind: 'git', input, url, ...(ref ? { ref } : {}) };
   }
   if (!/^(git\+[a-z]+:|git:|github:|gitlab:|bitbucket:|gist:|https?:)/i.test(spec)) return undefined;

@@ -123,6 +123,35 @@ export function walk(node: AstNode, enter: (node: AstNode) => boolean | void): v
   }
 }
 
+/** A global regex matching any of `words` literally (one alternation scans the text once). */
+export function wordsPattern(words: readonly string[]): RegExp {
+  return new RegExp(words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+}
+
+/** Offsets (ascending) of every match of a global `pattern` in `text`, appended to `into`. */
+export function offsetsOf(text: string, pattern: RegExp, into: number[] = []): number[] {
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) into.push(match.index);
+  return into;
+}
+
+/** Whether some offset of the sorted list lies in [start, end). */
+export function containsOffset(offsets: readonly number[], start: number, end: number): boolean {
+  let low = 0;
+  let high = offsets.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((offsets[mid] as number) < start) low = mid + 1;
+    else high = mid;
+  }
+  return low < offsets.length && (offsets[low] as number) < end;
+}
+
+/** Like `walk`, but only enters nodes whose source contains one of the sorted `offsets` (keyword hits in the text). */
+export function walkWithin(node: AstNode, offsets: readonly number[], enter: (node: AstNode) => boolean | void): void {
+  walk(node, (current) => (containsOffset(offsets, current.start, current.end) ? enter(current) : false));
+}
+
 /** Strips TypeScript-only wrappers that do not change the runtime value. */
 export function unwrap(node: AstNode | null | undefined): AstNode | undefined {
   let current = node ?? undefined;

@@ -5,28 +5,68 @@ import { fastMcpVisitor } from '../../extract/fastmcp-ts.js';
 import type { Extraction, FileVisitor } from '../../extract/mcp-sdk.js';
 import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
-import { parseFile, walk } from './ast.js';
+import { offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
 import { factsVisitor } from './facts.js';
 import type { FileIndex } from './file-index.js';
 import { buildFileIndex, resolveRelativeImport } from './file-index.js';
 import type { FileContext } from './taint.js';
 import { TaintEngine, newScope } from './taint.js';
 
-// A file that mentions none of these cannot declare a tool with a supported framework; skipping the extractors' node
-// checks for it is a cheap text test.
-const DECLARES_TOOLS = /registerTool|registerPrompt|registerResource|\.(tool|prompt|resource)\(|setRequestHandler|McpServer|FastMCP|addTool|addPrompt|addResource|new Server\b/;
+// Every tool declaration of a supported framework contains one of these words; a file (or a subtree) without any of
+// them needs no extractor.
+const TOOL_KEYWORDS = wordsPattern([
+  'registerTool', 'registerPrompt', 'registerResource', 'tool(', 'prompt(', 'resource(', 'setRequestHandler', 'McpServer',
+  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource',
+]);
+
+// Every code fact starts at one of these words (or at a long encoded literal): the fact finder only enters subtrees
+// that contain one. Case variants are listed because the search is a plain substring search.
+const FACT_KEYWORDS = wordsPattern([
+  'rejectUnauthorized', 'strictSSL', 'insecure', 'NODE_TLS_REJECT_UNAUTHORIZED', 'DnsRebinding', 'allowedHosts',
+  'allowedOrigins', 'origin', 'Origin', 'host', 'Host', 'ServerTransport', 'transportType', 'cors', 'ccess-Control',
+  'ccess-control', 'uthorization', 'api-key', 'API-Key', 'auth', 'Auth', 'jwt', 'Jwt', 'JWT', 'passport', 'Token',
+  'ApiKey', 'listen', 'serve', 'require', 'import(',
+]);
+
+/** Starts of runs of at least 200 base64/hex characters (candidate encoded blobs); a plain loop, linear in the text. */
+function longEncodedRuns(text: string, into: number[]): void {
+  let runStart = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    const encoded =
+      (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45;
+    if (encoded) {
+      if (runStart < 0) runStart = i;
+    } else if (runStart >= 0) {
+      if (i - runStart >= 200) into.push(runStart);
+      runStart = -1;
+    }
+  }
+}
+
+function factOffsets(text: string, into: number[]): number[] {
+  offsetsOf(text, FACT_KEYWORDS, into);
+  longEncodedRuns(text, into);
+  return into.sort((a, b) => a - b);
+}
 
 /**
  * One walk over a file: extracts the tools, prompts, resources and instructions it declares (every supported framework)
- * and, when `facts` is given, collects its code facts.
+ * and, when `facts` is given, collects its code facts. Only subtrees whose text contains a keyword of some visitor are
+ * entered, which keeps large bundles cheap.
  */
 export function extractTools(index: FileIndex, facts?: CodeFact[]): Extraction {
   const extraction = emptyExtraction();
+  const text = index.parsed.text;
+  let offsets = offsetsOf(text, TOOL_KEYWORDS);
   const visitors: FileVisitor[] = [];
-  if (DECLARES_TOOLS.test(index.parsed.text)) visitors.push(mcpSdkVisitor(index, extraction), fastMcpVisitor(index, extraction));
-  if (facts) visitors.push(factsVisitor(index, facts));
-  if (visitors.length === 0) return extraction;
-  walk(index.parsed.program, (node) => {
+  if (offsets.length > 0) visitors.push(mcpSdkVisitor(index, extraction), fastMcpVisitor(index, extraction));
+  if (facts) {
+    visitors.push(factsVisitor(index, facts));
+    offsets = factOffsets(text, offsets);
+  }
+  if (visitors.length === 0 || offsets.length === 0) return extraction;
+  walkWithin(index.parsed.program, offsets, (node) => {
     for (const visitor of visitors) visitor.enter(node);
   });
   for (const visitor of visitors) visitor.finish();
@@ -77,7 +117,8 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   const allTools: ToolDefinition[] = [];
   const facts: CodeFact[] = [];
   for (const [path, index] of indexes) {
-    const extraction = extractTools(index, facts);
+    // Facts found in a bundle belong to inlined third-party code as often as not; the engine does not report them.
+    const extraction = extractTools(index, index.parsed.file.role === 'bundle' ? undefined : facts);
     allTools.push(...extraction.tools);
     contexts.set(path, {
       index,

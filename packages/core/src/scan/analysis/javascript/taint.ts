@@ -5,7 +5,7 @@
 import type { FlowStep, ScanMode, SinkKind, SourceLocation, TaintFlow, ToolDefinition } from '../../model.js';
 import type { ToolHandler } from '../../extract/mcp-sdk.js';
 import type { AstNode } from './ast.js';
-import { isFunction, lineOf, locationOf, memberName, propertyName, snippetOf, unwrap, walk } from './ast.js';
+import { containsOffset, isFunction, lineOf, locationOf, memberName, offsetsOf, propertyName, snippetOf, unwrap, walk, wordsPattern } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
 import type { FileIndex } from './file-index.js';
@@ -58,11 +58,27 @@ export interface FileContext {
   handlers: Map<AstNode, ToolHandler>;
   dispatchers: Set<AstNode>;
   moduleScope: Scope;
+  /** Sorted offsets of possible taint sources and of handlers (computed on first use); see `mayMatter`. */
+  hints?: number[];
 }
+
+/**
+ * Text that may start a non-tool origin inside a function: the whole environment, home-directory credential paths,
+ * run-time decoding. A function without any of these (and without a handler inside) analysed with clean inputs cannot
+ * produce a flow, so the pass skips it; in bundles that is most of the inlined third-party code.
+ */
+const SOURCE_HINTS = wordsPattern([
+  'process.env', 'homedir', 'HOME', 'USERPROFILE', '.ssh', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', '.aws', 'gcloud',
+  'npmrc', 'pypirc', 'git-credentials', 'netrc', '.docker', '.kube', '.env', 'eychain', 'Cookies', 'Login Data',
+  'Local State', 'Chrome', 'Firefox', 'mozilla', 'Brave', '_history', 'pgpass', 'wallet', 'gnupg', 'solana', 'base64',
+  'hex', 'atob', 'fromCharCode',
+]);
 
 export class Scope {
   readonly vars = new Map<string, Taint>();
   readonly functions = new Map<string, AstNode>();
+  /** Some variable of this scope holds a tainted value. */
+  tainted = false;
   constructor(readonly parent?: Scope) {}
 
   private self(): Scope {
@@ -78,11 +94,18 @@ export class Scope {
   }
 
   declare(name: string, taint: Taint): void {
+    if (taint.length) this.tainted = true;
     this.vars.set(name, union(this.vars.get(name) ?? CLEAN, taint));
+  }
+
+  anyTainted(): boolean {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) if (scope.tainted) return true;
+    return false;
   }
 
   /** Assignment is a weak update: a variable keeps what it may have held on any path. */
   assign(name: string, taint: Taint): void {
+    if (taint.length) this.tainted = true;
     for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
       if (scope.vars.has(name)) {
         scope.vars.set(name, union(scope.vars.get(name) ?? CLEAN, taint));
@@ -110,6 +133,8 @@ interface Ctx {
   summary?: Summary;
   allowCross: boolean;
   budget: { left: number };
+  /** Inside a handler, a summary or a function called with tainted arguments: nothing may be skipped. */
+  live: boolean;
 }
 
 export function newScope(): Scope {
@@ -254,6 +279,7 @@ export class TaintEngine {
         returns: [],
         allowCross: true,
         budget: { left: FUNCTION_BUDGET * 4 },
+        live: false,
       };
       this.hoist(file.index.parsed.program.body, ctx.scope);
       this.statements(file.index.parsed.program.body, ctx);
@@ -265,6 +291,15 @@ export class TaintEngine {
 
   /** Analyses a function body; `params` binds parameter taint positionally. Returns what the function may return. */
   private analyzeFunction(fn: AstNode, file: FileContext, parent: Scope, params: Taint[], inherit: Partial<Ctx> = {}): Taint {
+    const handler = file.handlers.get(fn);
+    const live =
+      inherit.live === true ||
+      handler !== undefined ||
+      file.dispatchers.has(fn) ||
+      inherit.summary !== undefined ||
+      params.some((taint) => taint.length > 0) ||
+      parent.anyTainted();
+    if (!live && !this.mayMatter(fn, file)) return CLEAN;
     const scope = new Scope(parent);
     const ctx: Ctx = {
       file,
@@ -275,8 +310,8 @@ export class TaintEngine {
       budget: inherit.budget ?? { left: FUNCTION_BUDGET },
       ...(inherit.currentTool !== undefined && { currentTool: inherit.currentTool }),
       ...(inherit.summary && { summary: inherit.summary }),
+      live,
     };
-    const handler = file.handlers.get(fn);
     const paramNodes: AstNode[] = fn.params ?? [];
     paramNodes.forEach((param, position) => {
       let taint = params[position] ?? CLEAN;
@@ -291,6 +326,12 @@ export class TaintEngine {
       ctx.returns.push(...this.applyGuards(this.expr(fn.body, ctx), ctx));
     }
     return ctx.returns;
+  }
+
+  /** Whether a function holds a possible source or a handler (binary search over the file's sorted hint offsets). */
+  private mayMatter(fn: AstNode, file: FileContext): boolean {
+    file.hints ??= fileHints(file);
+    return containsOffset(file.hints, fn.start, fn.end);
   }
 
   /** Function declarations are visible before their statement: register them so calls resolve to them. */
@@ -495,7 +536,7 @@ export class TaintEngine {
         return;
       case 'FunctionDeclaration':
         if (node.id) ctx.scope.functions.set(node.id.name, node);
-        this.analyzeFunction(node, ctx.file, ctx.scope, [], { allowCross: ctx.allowCross });
+        this.analyzeFunction(node, ctx.file, ctx.scope, [], { allowCross: ctx.allowCross, live: ctx.live });
         return;
       case 'ClassDeclaration':
       case 'ClassExpression':
@@ -584,7 +625,7 @@ export class TaintEngine {
   private classBody(node: AstNode, ctx: Ctx): void {
     for (const element of node.body.body) {
       if (element.type === 'MethodDefinition' && element.value) {
-        this.analyzeFunction(element.value, ctx.file, ctx.scope, [], { allowCross: ctx.allowCross });
+        this.analyzeFunction(element.value, ctx.file, ctx.scope, [], { allowCross: ctx.allowCross, live: ctx.live });
       } else if (element.type === 'PropertyDefinition' && element.value) {
         this.expr(element.value, ctx);
       } else if (element.type === 'StaticBlock') {
@@ -883,6 +924,7 @@ export class TaintEngine {
       guards: ctx.guards,
       allowCross: ctx.allowCross,
       budget: ctx.budget,
+      live: ctx.live,
       ...(ctx.currentTool !== undefined && { currentTool: ctx.currentTool }),
       ...(ctx.summary && { summary: ctx.summary }),
     };
@@ -1125,6 +1167,13 @@ export class TaintEngine {
     const joined = parts.join('/').replace(/\/+/g, '/');
     return SENSITIVE_PATH.test(joined) ? joined : undefined;
   }
+}
+
+function fileHints(file: FileContext): number[] {
+  const hints = offsetsOf(file.index.parsed.text, SOURCE_HINTS);
+  for (const handler of file.handlers.keys()) hints.push(handler.start);
+  for (const dispatcher of file.dispatchers) hints.push(dispatcher.start);
+  return hints.sort((a, b) => a - b);
 }
 
 function envHome(node: AstNode): string | undefined {

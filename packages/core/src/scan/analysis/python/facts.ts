@@ -4,6 +4,8 @@ import type { CodeFact, CodeFactKind } from '../../model.js';
 import { qualify, type PyModule } from './program.js';
 import { callArguments, dottedName, literalValue, location, snippet, stringValue, type Node } from './syntax.js';
 
+/** FastMCP, uvicorn, hypercorn and Flask bind loopback unless told otherwise (unlike Node's listen(); aiohttp's run_app binds all). */
+const PYTHON_DEFAULT_HOST = '127.0.0.1';
 const HTTP_TRANSPORTS = new Set(['sse', 'streamable-http', 'streamable_http', 'http']);
 const TRANSPORT_APPS = /^(sse_app|streamable_http_app|http_app|run_sse_async|run_streamable_http_async|run_http_async)$/;
 const TRANSPORT_CLASSES = /(^|\.)(SseServerTransport|StreamableHTTPSessionManager|StreamableHTTPServerTransport)$/;
@@ -18,6 +20,7 @@ const CALL_FACT_WORDS =
   /verify|ssl|cert_reqs|\.run\b|run_app|uvicorn|hypercorn|_app\b|_async\b|Transport|SessionManager|CORS|auth|Auth|Bearer|APIKey|OAuth|Security|TrustedHost|headers|__import__|import_module/;
 const FACT_ATTRIBUTE_WORDS = /CERT_NONE|_create_unverified_context|check_hostname|\.verify\s*=|access-control-allow-origin/i;
 // Anchored on a quote so the scan does not restart inside every long identifier.
+const ENCODED_TEXT = /^(?:[rbuRBU]{0,2}(?:"""|'''|"|')[A-Za-z0-9+/=_\s\\-]*(?:"""|'''|"|')\s*)+$/;
 const BLOB_CANDIDATE = /["'][A-Za-z0-9+/=_-]{60,}/;
 
 export function pythonFacts(module: PyModule): CodeFact[] {
@@ -64,6 +67,8 @@ export function pythonFacts(module: PyModule): CodeFact[] {
       }
       default: {
         if (node.endIndex - node.startIndex < 200 || node.parent?.type === 'concatenated_string') break;
+        // Prose (docstrings, messages) fails this at its first space or punctuation, before any decoding.
+        if (!ENCODED_TEXT.test(node.text)) break;
         const value = stringValue(node);
         if (value === undefined || value.length < 200) break;
         const compact = value.replace(/\s+/g, '');
@@ -83,7 +88,7 @@ function fastMcpHosts(module: PyModule): Map<string, string> {
   for (const [name, value] of module.constants) {
     if (value.type !== 'call' || !/(^|\.)FastMCP$/.test(dottedName(value.childForFieldName('function')) ?? '')) continue;
     const host = callArguments(value).keywords.get('host');
-    hosts.set(name, host ? hostText(module, host) : 'default');
+    hosts.set(name, host ? hostText(module, host) : PYTHON_DEFAULT_HOST);
   }
   for (const assignment of module.root.descendantsOfType('assignment')) {
     const left = dottedName(assignment?.childForFieldName('left'));
@@ -133,14 +138,14 @@ function callFacts(module: PyModule, call: Node, add: AddFact, serverHosts: Map<
 
   if (name === 'uvicorn.run' || name === 'uvicorn.Config' || name === 'aiohttp.web.run_app' || name === 'web.run_app' || name === 'hypercorn.Config') {
     const host = args.keywords.get('host');
-    add('http-listen', call, host ? hostText(module, host) : 'default');
+    add('http-listen', call, host ? hostText(module, host) : name.endsWith('run_app') ? '0.0.0.0' : PYTHON_DEFAULT_HOST);
   } else if (method === 'run' && object) {
     const transport = args.keywords.get('transport') ?? args.positional[0];
     const transportName = transport ? hostText(module, transport) : undefined;
     const host = args.keywords.get('host');
     if (transportName && HTTP_TRANSPORTS.has(transportName)) {
       add('mcp-http-transport', call, transportName);
-      add('http-listen', call, host ? hostText(module, host) : (serverHosts.get(object) ?? 'default'));
+      add('http-listen', call, host ? hostText(module, host) : (serverHosts.get(object) ?? PYTHON_DEFAULT_HOST));
     } else if (host && !serverHosts.has(object)) {
       // Flask / Quart style app.run(host=…).
       add('http-listen', call, hostText(module, host));

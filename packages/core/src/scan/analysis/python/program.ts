@@ -57,23 +57,29 @@ const COMPOUND = new Set([
   'with_statement', 'match_statement', 'case_clause', 'block',
 ]);
 
-/** Imports and decorated functions at any depth, visiting statements only (far fewer nodes than a full tree walk). */
-function collectStatements(module: PyModule, node: Node): void {
-  for (const child of node.namedChildren) {
-    if (!child) continue;
-    switch (child.type) {
-      case 'import_statement':
-      case 'import_from_statement':
-        indexImport(module, child);
-        break;
-      case 'decorated_definition':
-        if (child.childForFieldName('definition')?.type === 'function_definition') module.decorated.push(child);
-        collectStatements(module, child);
-        break;
-      default:
-        if (COMPOUND.has(child.type)) collectStatements(module, child);
-        else if (child.type === 'body' || child.type === 'ERROR') collectStatements(module, child);
-    }
+/** Imports and decorated functions at any depth. A cursor over statements only: no Node objects for everything else. */
+function collectStatements(module: PyModule, root: Node): void {
+  const cursor = root.walk();
+  const visit = (): void => {
+    if (!cursor.gotoFirstChild()) return;
+    do {
+      const type = cursor.nodeType;
+      if (type === 'import_statement' || type === 'import_from_statement') {
+        indexImport(module, cursor.currentNode);
+      } else if (type === 'decorated_definition') {
+        const node = cursor.currentNode;
+        if (node.childForFieldName('definition')?.type === 'function_definition') module.decorated.push(node);
+        visit();
+      } else if (COMPOUND.has(type) || type === 'ERROR') {
+        visit();
+      }
+    } while (cursor.gotoNextSibling());
+    cursor.gotoParent();
+  };
+  try {
+    visit();
+  } finally {
+    cursor.delete();
   }
 }
 

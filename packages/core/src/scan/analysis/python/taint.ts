@@ -33,6 +33,8 @@ interface Taint {
   resolved?: boolean;
   /** The low-level `arguments` mapping itself: a constant subscript picks one parameter. */
   dict?: ToolParameter[];
+  /** The value sits after a constant `scheme://host/` in a URL: a request with it cannot reach another host. */
+  hostFixed?: string;
 }
 
 type SinkInfo = TaintFlow['sink'];
@@ -114,6 +116,7 @@ const PATH_WRITE_METHODS = new Set(['write_text', 'write_bytes', 'unlink', 'rmdi
 const SQL_METHODS = new Set(['execute', 'executemany', 'executescript', 'exec_driver_sql']);
 const SQL_CALLS = new Set(['pandas.read_sql', 'pandas.read_sql_query']);
 const MUTATING_METHODS = new Set(['append', 'extend', 'update', 'insert', 'add', 'set_content', 'attach', 'add_header', 'set_payload', 'setdefault', 'writelines']);
+const LIST_METHODS = new Set(['append', 'extend', 'insert']);
 const NUMERIC_CALLS = new Set(['int', 'float', 'len', 'bool', 'abs', 'round', 'decimal.Decimal']);
 const BASENAME_CALLS = new Set(['os.path.basename', 'werkzeug.utils.secure_filename', 'pathvalidate.sanitize_filename']);
 const RESOLVE_CALLS = new Set(['os.path.realpath', 'os.path.abspath', 'os.path.normpath']);
@@ -141,11 +144,11 @@ export interface TaintResult {
 /** Runs the dataflow over a parsed package: every function once (for environment dumps, secrets and payloads), then each tool's handler. */
 const SKIPPED_AT_MODULE_LEVEL = new Set(['function_definition', 'class_definition', 'decorated_definition', 'import_statement', 'import_from_statement', 'comment']);
 /** Calls through which a secret or a decoded payload can leave the process or run. */
-const OUTBOUND_WORDS = /\b(exec|eval|compile|system|popen|subprocess|spawn\w*|getoutput|post|put|patch|request|urlopen|get|send\w*|pickle|marshal|yaml|dill|import_module|__import__|create_subprocess_\w+)\b/;
+const OUTBOUND_WORDS = /\b(exec|eval|compile|system|popen|subprocess|spawn\w*|getoutput|post|request|urlopen|send\w*|pickle|marshal|yaml|dill|import_module|__import__|create_subprocess_\w+)\b/;
 
 /** Text that can produce an origin other than tool input: the environment, a secret's path, a decoder. */
 const ORIGIN_WORDS =
-  /environ|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs|decompress|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Chrome|firefox|Keychains|gnupg/;
+  /environ|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs\.decode|decompress|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|git-credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Google.Chrome|\.mozilla|Keychains|gnupg/;
 
 export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[], mode: ScanMode): TaintFlow[] {
   const engine = new TaintEngine(program, mode);
@@ -179,6 +182,8 @@ export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[],
 
 class TaintEngine {
   readonly flows: TaintFlow[] = [];
+  /** Sinks whose destination is still a parameter of the summarised function: callers fill in the constant they pass. */
+  readonly destinationParam = new WeakMap<SinkInfo, number>();
   private readonly seen = new Set<string>();
   private readonly summaries = new Map<string, Summary>();
   private readonly inProgress = new Set<string>();
@@ -191,15 +196,20 @@ class TaintEngine {
 
   emit(sink: SinkInfo, taint: Taint): void {
     if (taint.origin.kind !== 'tool-input' && !NON_INPUT_SINKS.has(sink.kind)) return;
+    let sanitizers = taint.sanitizers;
+    if (sink.kind === 'network' && taint.hostFixed) {
+      sanitizers = [...sanitizers, 'fixed-host'];
+      if (!sink.target) sink = { ...sink, target: taint.hostFixed };
+    }
     const flow: TaintFlow = {
       sink,
       origin: taint.origin,
       composition: taint.composition,
       steps: taint.steps,
-      sanitizers: [...new Set(taint.sanitizers)].sort(),
+      sanitizers: [...new Set(sanitizers)].sort(),
       crossFile: taint.crossFile,
     };
-    const key = JSON.stringify([sink.location, sink.kind, flow.origin, flow.composition, flow.sanitizers]);
+    const key = JSON.stringify([sink.location, sink.kind, sink.target, flow.origin, flow.composition, flow.sanitizers]);
     if (this.seen.has(key)) return;
     this.seen.add(key);
     this.flows.push(flow);
@@ -216,6 +226,7 @@ class TaintEngine {
     functionParameters(definition).forEach((parameter, index) => {
       const name = parameterName(parameter)!;
       scope.env.set(name, [{ origin: { kind: 'unknown' }, param: { index }, composition: 'whole', steps: [], sanitizers: [], crossFile: false }]);
+      scope.parameterIndex.set(name, index);
       const annotation = parameter.childForFieldName('type')?.text;
       if (annotation && /\bPath\b/.test(annotation)) scope.types.set(name, 'pathlib.Path');
     });
@@ -338,6 +349,9 @@ function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
   if (inner.shellList || outer.shellList) result.shellList = true;
   if (inner.resolved || outer.resolved) result.resolved = true;
   if (dict && !inner.param?.key) result.dict = dict;
+  // Inside the callee the value either reached the sink as passed (the caller's host pin holds) or was rebuilt.
+  const hostFixed = inner.composition === 'whole' ? (outer.hostFixed ?? inner.hostFixed) : inner.hostFixed;
+  if (hostFixed) result.hostFixed = hostFixed;
   return result;
 }
 
@@ -367,7 +381,12 @@ function union(...lists: Taint[][]): Taint[] {
 }
 
 function embedded(taints: Taint[]): Taint[] {
-  return taints.map((taint) => derive(taint, { composition: 'embedded', argv: undefined, shellList: undefined, dict: undefined }));
+  return taints.map((taint) => derive(taint, { composition: 'embedded', argv: undefined, shellList: undefined, dict: undefined, hostFixed: undefined }));
+}
+
+/** `https://api.example.com/…` → `https://api.example.com`; undefined when the text does not pin scheme and host. */
+function fixedHostOf(text: string): string | undefined {
+  return FIXED_HOST.test(text) ? /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+/i.exec(text)?.[0] : undefined;
 }
 
 function withStep(taints: Taint[], step: FlowStep): Taint[] {
@@ -390,6 +409,10 @@ class Scope {
   /** `parsed = urlparse(url)`: a check on `parsed.hostname` guards `url`. */
   readonly derivedFrom = new Map<string, string>();
   readonly texts = new Map<string, StaticText>();
+  /** HTTP clients built with a constant base_url. */
+  readonly bases = new Map<string, string>();
+  /** Parameters of the summarised function not reassigned so far, by name. */
+  readonly parameterIndex = new Map<string, number>();
   /** Constant recipients set on a message object: `msg["Bcc"] = "x@y"`. */
   readonly recipients = new Map<string, string[]>();
   readonly returns: Taint[] = [];
@@ -546,6 +569,7 @@ class Scope {
     switch (target.type) {
       case 'identifier': {
         const name = target.text;
+        this.parameterIndex.delete(name);
         this.env.set(name, withStep(taints, this.step(target, `assigned to ${name}`)));
         const type = this.typeOf(value);
         if (type) this.types.set(name, type);
@@ -555,6 +579,9 @@ class Scope {
         else this.texts.delete(name);
         const parsed = value.type === 'call' ? this.urlParseSubject(value) : undefined;
         if (parsed) this.derivedFrom.set(name, parsed);
+        const base = value.type === 'call' ? this.clientBase(value) : undefined;
+        if (base) this.bases.set(name, base);
+        else this.bases.delete(name);
         return;
       }
       case 'pattern_list':
@@ -676,14 +703,14 @@ class Scope {
       const method = callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
       const args = callArguments(call);
       if (method === 'startswith' || method === 'is_relative_to' || method === 'relative_to') {
-        const subject = baseIdentifier(callee!.childForFieldName('object')!);
+        const subject = this.guardSubject(callee!.childForFieldName('object')!);
         if (!subject) continue;
         const prefix = method === 'startswith' && args.positional[0] ? this.staticText(args.positional[0]) : undefined;
         // url.startswith("https://api.example.com/") pins the host; url.startswith("https://") pins nothing.
         if (prefix?.complete && /^[a-z][a-z0-9+.-]*:/i.test(prefix.text)) {
-          if (FIXED_HOST.test(prefix.text)) this.mark(subject, 'url-allowlist');
+          if (FIXED_HOST.test(prefix.text)) this.mark(subject.name, 'url-allowlist');
         } else {
-          this.markContainment(subject);
+          this.markContainment(subject.name, subject.resolved);
         }
         continue;
       }
@@ -719,11 +746,37 @@ class Scope {
     }
   }
 
-  private markContainment(name: string): void {
+  private markContainment(name: string, resolvedHere = false): void {
     const taints = this.env.get(name);
     if (!taints) return;
-    const resolved = taints.some((taint) => taint.resolved);
+    const resolved = resolvedHere || taints.some((taint) => taint.resolved);
     this.mark(name, resolved ? 'realpath-containment' : 'path-containment');
+  }
+
+  /** The variable a check is about, looking through `str(x)`, `os.path.realpath(x)`, `Path(x).resolve()` and the like. */
+  private guardSubject(node: Node): { name: string; resolved: boolean } | undefined {
+    let resolved = false;
+    let current: Node | null | undefined = node;
+    for (let depth = 0; current && depth < 6; depth++) {
+      if (current.type === 'identifier') return { name: current.text, resolved };
+      if (current.type === 'parenthesized_expression') {
+        current = current.namedChildren[0];
+        continue;
+      }
+      if (current.type !== 'call') return undefined;
+      const callee = current.childForFieldName('function');
+      const method = callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
+      if (method === 'resolve' || method === 'absolute') {
+        resolved = true;
+        current = callee!.childForFieldName('object');
+        continue;
+      }
+      const qualified = qualify(this.module, dottedName(callee) ?? '');
+      if (RESOLVE_CALLS.has(qualified)) resolved = true;
+      else if (qualified !== 'str' && qualified !== 'pathlib.Path' && qualified !== 'os.fspath') return undefined;
+      current = callArguments(current).positional[0];
+    }
+    return undefined;
   }
 
   private mark(name: string, sanitizer: string): void {
@@ -755,8 +808,14 @@ class Scope {
       case 'binary_operator': {
         const left = node.childForFieldName('left');
         const right = node.childForFieldName('right');
-        const sensitive = node.childForFieldName('operator')?.text === '/' ? this.sensitivePath(node) : undefined;
-        return union(embedded(union(left ? this.expression(left) : [], right ? this.expression(right) : [])), sensitive ? [sensitive] : []);
+        const operator = node.childForFieldName('operator')?.text;
+        if (operator === '+' && left && right && (isSequenceLiteral(left) || isSequenceLiteral(right))) {
+          // ["git", "log"] + extra: what is appended to an argv list are arguments, not a command line.
+          return union(this.expression(left), this.expression(right).map((taint) => derive(taint, { argv: 'arg' })));
+        }
+        const sensitive = operator === '/' ? this.sensitivePath(node) : undefined;
+        const combined = embedded(union(left ? this.expression(left) : [], right ? this.expression(right) : []));
+        return union(operator === '+' || operator === '%' ? this.hostFixed(node, combined) : combined, sensitive ? [sensitive] : []);
       }
       case 'boolean_operator':
       case 'conditional_expression':
@@ -824,7 +883,15 @@ class Scope {
     const sensitive = holes === 0 && SENSITIVE_PATH.test(literal) ? sensitiveTaint(this.module.path, node, stringValue(node) ?? literal) : undefined;
     const taints = union(...parts);
     const whole = holes === 1 && literal.length === 0;
-    return union(whole ? taints : embedded(taints), sensitive ? [sensitive] : []);
+    if (whole) return union(taints, sensitive ? [sensitive] : []);
+    return union(this.hostFixed(node, embedded(taints)), sensitive ? [sensitive] : []);
+  }
+
+  /** Marks values spliced into a string that starts with a fixed `scheme://host/`, for network sinks. */
+  private hostFixed(node: Node, taints: Taint[]): Taint[] {
+    if (taints.length === 0) return taints;
+    const host = fixedHostOf(this.staticText(node).text);
+    return taints.map((taint) => derive(taint, { hostFixed: host }));
   }
 
   /** A list or tuple literal: its first element is the program of an argv, the rest are arguments. */
@@ -920,10 +987,14 @@ class Scope {
 
     if (method && MUTATING_METHODS.has(method) && object) {
       const base = baseIdentifier(object);
-      if (base && allArgs.length > 0) this.env.set(base, union(this.env.get(base) ?? [], withStep(embedded(allArgs), this.step(node, `added to ${base}`))));
+      if (base && allArgs.length > 0) {
+        // cmd.append(x) on an argv list adds an argument; on anything else the value is mixed into the container.
+        const added = this.types.get(base) === 'list' && LIST_METHODS.has(method) ? allArgs.map((taint) => derive(taint, { argv: 'arg' })) : embedded(allArgs);
+        this.env.set(base, union(this.env.get(base) ?? [], withStep(added, this.step(node, `added to ${base}`))));
+      }
     }
     // Unknown calls pass their inputs through: str(x), x.strip(), json.dumps(x), Path(x).
-    if (method && EMBEDDING_METHODS.has(method)) return embedded(union(receiver, allArgs));
+    if (method && EMBEDDING_METHODS.has(method)) return this.hostFixed(node, embedded(union(receiver, allArgs)));
     return union(receiver.map((taint) => derive(taint, { argv: undefined, shellList: undefined, dict: undefined })), allArgs);
   }
 
@@ -957,9 +1028,11 @@ class Scope {
         return result;
       });
     };
+    const boundNodes = parameters.map((name, index) => (index < offset ? undefined : (args.positional[index - offset] ?? args.keywords.get(name))));
     for (const hit of summary.hits) {
       const adapted = adapt(hit.taint);
-      if (adapted.length > 0) this.report(hit.sink, adapted);
+      const destination = this.engine.destinationParam.get(hit.sink);
+      if (adapted.length > 0) this.report(destination === undefined ? hit.sink : this.destinationAt(hit.sink, boundNodes[destination]), adapted);
     }
     const returned: Taint[] = [];
     for (const value of summary.returns) {
@@ -1092,7 +1165,7 @@ class Scope {
         ...PAYLOAD_KEYWORDS.map((key) => keywordTaints.get(key) ?? []),
         ...(method === 'post' || method === 'put' || method === 'patch' ? [argTaints[urlIndex + 1] ?? []] : []),
       );
-      this.networkSink(node, written, urlNode, urlNode ? this.expression(urlNode) : [], payload);
+      this.networkSink(node, written, urlNode, urlNode ? this.expression(urlNode) : [], payload, call.object ? this.clientBase(call.object) : undefined);
       return 'network';
     }
 
@@ -1130,16 +1203,38 @@ class Scope {
     }
   }
 
-  private networkSink(node: Node, callee: string, urlNode: Node | undefined, urlTaints: Taint[], payload: Taint[]): void {
+  private networkSink(node: Node, callee: string, urlNode: Node | undefined, urlTaints: Taint[], payload: Taint[], baseUrl?: string): void {
     const url = urlNode ? this.staticText(urlNode) : { text: '', complete: false };
-    const fixedHost = !url.complete && FIXED_HOST.test(url.text);
-    const target = url.complete ? url.text : fixedHost ? (/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+/i.exec(url.text)?.[0] ?? undefined) : undefined;
+    // A path relative to a client's constant base_url cannot leave that host.
+    const relativeToBase = baseUrl !== undefined && url.text.length > 0 && !/^[a-z][a-z0-9+.-]*:/i.test(url.text) ? fixedHostOf(`${baseUrl.replace(/\/$/, '')}/`) : undefined;
+    const target = url.complete && !relativeToBase ? url.text : (fixedHostOf(url.text) ?? relativeToBase);
     const extra = target ? { target } : {};
-    const inputs = urlTaints.filter((taint) => taint.origin.kind === 'tool-input' || taint.param);
+    const inputs = urlTaints
+      .filter((taint) => taint.origin.kind === 'tool-input' || taint.param)
+      .map((taint) => (relativeToBase ? derive(taint, { hostFixed: relativeToBase }) : taint));
     // Secrets spliced into a URL leave the process as surely as a request body.
     const leaked = urlTaints.filter((taint) => !(taint.origin.kind === 'tool-input' || taint.param));
-    if (inputs.length > 0) this.report(this.sinkAt(node, 'network', callee, extra), fixedHost ? withSanitizer(inputs, 'fixed-host') : inputs);
-    if (leaked.length > 0 || payload.length > 0) this.report(this.sinkAt(node, 'network-send', callee, extra), union(leaked, payload));
+    const destination = !target && urlNode?.type === 'identifier' ? this.parameterIndex.get(urlNode.text) : undefined;
+    const sinkOf = (kind: SinkKind) => {
+      const sink = this.sinkAt(node, kind, callee, extra);
+      if (destination !== undefined) this.engine.destinationParam.set(sink, destination);
+      return sink;
+    };
+    if (inputs.length > 0) this.report(sinkOf('network'), inputs);
+    if (leaked.length > 0 || payload.length > 0) this.report(sinkOf('network-send'), union(leaked, payload));
+  }
+
+  /** A helper's sink whose URL is one of its parameters, with the destination this call passes filled in. */
+  private destinationAt(sink: SinkInfo, argument: Node | undefined): SinkInfo {
+    if (!argument) return sink;
+    const text = this.staticText(argument);
+    const target = text.complete ? text.text : fixedHostOf(text.text);
+    if (target) return { ...sink, target };
+    const index = argument.type === 'identifier' ? this.parameterIndex.get(argument.text) : undefined;
+    if (index === undefined) return sink;
+    const forwarded = { ...sink };
+    this.engine.destinationParam.set(forwarded, index);
+    return forwarded;
   }
 
   private emailSink(node: Node, callee: string, args: CallArguments): void {
@@ -1226,11 +1321,15 @@ class Scope {
           return this.typeOf(value, depth + 1);
         }
         return undefined;
+      case 'list':
+        return 'list';
       case 'parenthesized_expression':
       case 'await':
         return node.namedChildren[0] ? this.typeOf(node.namedChildren[0], depth + 1) : undefined;
       case 'binary_operator': {
         const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        if (left && right && (isSequenceLiteral(left) || isSequenceLiteral(right))) return 'list';
         return left && this.typeOf(left, depth + 1) === 'pathlib.Path' ? 'pathlib.Path' : undefined;
       }
       case 'attribute': {
@@ -1254,6 +1353,23 @@ class Scope {
       default:
         return undefined;
     }
+  }
+
+  /** The constant `base_url=` an HTTP client object was built with (`httpx.AsyncClient(base_url=API)`). */
+  private clientBase(node: Node, depth = 0): string | undefined {
+    if (depth > 4) return undefined;
+    if (node.type === 'call') {
+      const base = callArguments(node).keywords.get('base_url');
+      const text = base ? this.staticText(base) : undefined;
+      return text && (text.complete || fixedHostOf(text.text)) ? text.text : undefined;
+    }
+    if (node.type === 'identifier') {
+      const local = this.bases.get(node.text);
+      if (local || this.env.has(node.text)) return local;
+      const constant = this.module.constants.get(node.text);
+      return constant ? this.clientBase(constant, depth + 1) : undefined;
+    }
+    return undefined;
   }
 
   /** The constant text a value starts with (URLs, recipients, dispatcher names), following local and module constants. */
@@ -1323,6 +1439,10 @@ class Scope {
 
 function isWildcardCase(clause: Node): boolean {
   return clause.namedChildren.some((child) => child?.type === 'case_pattern' && child.text === '_');
+}
+
+function isSequenceLiteral(node: Node): boolean {
+  return node.type === 'list' || node.type === 'tuple';
 }
 
 function baseIdentifier(node: Node): string | undefined {
