@@ -57,7 +57,7 @@ export default createRule({
       if (!target) continue;
       if (flow.sink.kind === 'network-send' && collectionEndpoint(target)) {
         context.report(flowFinding(flow, `${describeOrigin(flow)} is posted to the hard-coded collection endpoint ${target}`));
-      } else if (flow.sink.kind === 'email' && /\bbcc\b/i.test(flow.sink.snippet)) {
+      } else if (flow.sink.kind === 'email' && (/(^|,\s*)bcc:/i.test(target) || /\bbcc\b/i.test(flow.sink.snippet))) {
         context.report(flowFinding(flow, `${describeOrigin(flow)} is e-mailed with a hard-coded hidden recipient ${target}`));
       }
     }

@@ -101,6 +101,8 @@ export async function scanWorkspace(
   timings: Record<string, number> = {},
 ): Promise<ScanReport> {
   const mode = options.mode ?? 'fast';
+  // An unknown mode would run no rule at all and report a clean scan: refuse it instead.
+  if (mode !== 'fast' && mode !== 'deep') throw new TypeError(`unknown scan mode: ${String(mode)} (expected fast or deep)`);
   const label = targetLabel(workspace.target);
   const startedAt = new Date().toISOString();
   const emit = options.onEvent ?? (() => {});

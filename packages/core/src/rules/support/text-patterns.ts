@@ -19,12 +19,15 @@ const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 /**
  * Sentences of a text; line breaks also end a sentence because descriptions use them for bullet points and headings
- * without punctuation.
+ * without punctuation, except where a docstring merely wraps a sentence (the next line goes on in lower case after a
+ * line without closing punctuation).
  */
 export function sentences(text: string): Sentence[] {
   const result: Sentence[] = [];
   let lineStart = 0;
-  for (const line of text.split('\n')) {
+  // Same length as the original, so every sentence's `start` still indexes into `text`.
+  const unwrapped = text.replace(/([^\n.!?:;])([ \t]*)\n(?=[ \t]*[a-z(`'"])/g, '$1$2 ');
+  for (const line of unwrapped.split('\n')) {
     for (const segment of sentenceSegmenter.segment(line)) {
       const trimmed = segment.segment.trim();
       if (trimmed.length > 0) result.push({ text: trimmed, start: lineStart + segment.index });

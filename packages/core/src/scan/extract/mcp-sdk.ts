@@ -4,7 +4,7 @@
 import type { AstNode } from '../analysis/javascript/ast.js';
 import { dottedName, isFunction, locationOf, memberName, objectProperty, unwrap, walk } from '../analysis/javascript/ast.js';
 import type { FileIndex, StaticValue } from '../analysis/javascript/file-index.js';
-import { lookupBinding, lookupNamespaceMember, resolveExpression, staticString, staticValue } from '../analysis/javascript/file-index.js';
+import { functionOwners, lookupBinding, lookupNamespaceMember, resolveExpression, staticString, staticValue } from '../analysis/javascript/file-index.js';
 import { looksLikeSchema, parametersFromSchema } from '../analysis/javascript/schema.js';
 import type { ExtractorId, ToolDefinition, ToolParameter } from '../model.js';
 
@@ -27,7 +27,7 @@ export function emptyExtraction(): Extraction {
 }
 
 export function handlerIdOf(index: FileIndex, node: AstNode): string {
-  return `${index.parsed.file.path}:${node.start}`;
+  return `${(functionOwners.get(node) ?? index).parsed.file.path}:${node.start}`;
 }
 
 interface Declared {
@@ -72,10 +72,22 @@ export function staticRecord(node: AstNode | undefined, index: FileIndex): Recor
 export function resolveFunction(node: AstNode | undefined, index: FileIndex): AstNode | undefined {
   const current = unwrap(node);
   if (isFunction(current)) return current;
-  if (current?.type === 'Identifier') return index.functions.get(current.name);
+  if (current?.type === 'Identifier') {
+    const local = index.functions.get(current.name);
+    if (local) return local;
+    // A handler imported from another file of the package (`import { handleSearch } from './tools/search.js'`).
+    const binding = index.imports.get(current.name);
+    return binding && binding.imported !== '*' ? index.resolveImport?.(binding.source)?.exports.get(binding.imported) : undefined;
+  }
   if (current?.type === 'MemberExpression' && unwrap(current.object)?.type === 'ThisExpression') {
     const name = memberName(current);
     return name ? index.methods.get(name) : undefined;
+  }
+  if (current?.type === 'MemberExpression' && unwrap(current.object)?.type === 'Identifier') {
+    // `handlers.search` from `import * as handlers from './handlers.js'`
+    const binding = index.imports.get(unwrap(current.object)?.name);
+    const name = memberName(current);
+    if (binding && (binding.imported === '*' || binding.imported === 'default') && name) return index.resolveImport?.(binding.source)?.exports.get(name);
   }
   if (current?.type === 'CallExpression') {
     // `handler.bind(this)`
@@ -83,6 +95,11 @@ export function resolveFunction(node: AstNode | undefined, index: FileIndex): As
     if (callee?.type === 'MemberExpression' && memberName(callee) === 'bind') return resolveFunction(callee.object, index);
   }
   return undefined;
+}
+
+function isCallbackLike(node: AstNode | undefined): boolean {
+  const current = unwrap(node);
+  return current?.type === 'Identifier' || current?.type === 'MemberExpression' || current?.type === 'CallExpression';
 }
 
 function resourceUri(node: AstNode | undefined, index: FileIndex): string | undefined {
@@ -276,9 +293,10 @@ export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVis
       return;
     }
     if (method === 'tool' || method === 'prompt') {
-      if (!handler) return;
+      // The callback comes last; when it cannot be resolved (a factory call, a dynamic import) the tool still counts.
+      if (!handler && !(args.length >= 3 && isCallbackLike(last))) return;
       const middle = args.slice(1, -1);
-      const declared: Declared = { kind: method, nameNode, name, extractor: 'mcp-sdk', handler, argsParam: -1 };
+      const declared: Declared = { kind: method, nameNode, name, extractor: 'mcp-sdk', argsParam: -1, ...(handler && { handler }) };
       let position = 0;
       const description = staticString(middle[0], index);
       if (description !== undefined) {
@@ -298,9 +316,9 @@ export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVis
     }
     // resource(name, uri, [metadata], cb) / registerResource(name, uri, metadata, cb)
     const uri = resourceUri(args[1], index);
-    if (uri === undefined || !handler) return;
+    if (uri === undefined || (!handler && !isCallbackLike(last))) return;
     const metadata = args.length > 3 ? staticRecord(args[2], index) : undefined;
-    const declared: Declared = { kind: 'resource', nameNode, name, extractor: 'mcp-sdk', uri, argsParam: -1, handler };
+    const declared: Declared = { kind: 'resource', nameNode, name, extractor: 'mcp-sdk', uri, argsParam: -1, ...(handler && { handler }) };
     if (typeof metadata?.title === 'string') declared.title = metadata.title;
     if (typeof metadata?.description === 'string') declared.description = metadata.description;
     addDeclared(index, extraction, declared);

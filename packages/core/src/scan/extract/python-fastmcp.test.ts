@@ -136,6 +136,30 @@ describe('FastMCP extraction', () => {
   });
 });
 
+describe('FastMCP registration without decorators', () => {
+  it('reads mcp.add_tool(fn, …) and mcp.tool(…)(fn) at module level', async () => {
+    const tools = await extract({
+      'server.py': [
+        'import os',
+        'from mcp.server.fastmcp import FastMCP',
+        'mcp = FastMCP("plain")',
+        'def remove(path: str) -> str:',
+        '    """Delete a file."""',
+        '    os.remove(path)',
+        '    return "ok"',
+        'def echo(text: str) -> str:',
+        '    return text',
+        'def unused(x: str) -> str:',
+        '    return x',
+        'mcp.add_tool(remove, name="delete_file")',
+        'mcp.tool(description="Echo the text back.")(echo)',
+        '',
+      ].join('\n'),
+    });
+    expect(tools.map((tool) => `${tool.kind}:${tool.name}:${tool.description}`)).toEqual(['tool:delete_file:Delete a file.', 'tool:echo:Echo the text back.']);
+  });
+});
+
 describe('googleArgs', () => {
   it('reads entries with types and continuation lines and stops at the next section', () => {
     const args = googleArgs('Summary.\n\nArgs:\n    a: First.\n    b (int): Second\n        continued.\n    **kwargs: Extra.\n\nReturns:\n    c: not an arg');

@@ -71,15 +71,30 @@ export function extractFastMcp(module: PyModule, serverNames: ReadonlySet<string
       const target = dottedName(call ? call.childForFieldName('function') : expression);
       const match = target ? /^(\w+)\.(tool|prompt|resource)$/.exec(target) : null;
       if (!match || !(serverNames.has(match[1]!) || bindsInstance(module, match[1]!, 'FastMCP'))) continue;
-      const kind = DECORATOR_KINDS[match[2]!]!;
-      const tool = toolFromFunction(module, definition, kind, call);
-      tools.push(tool);
-      if (kind !== 'prompt') {
-        handlers.push({ kind: 'function', tool: tool.name, module, definition, parameters: tool.parameters });
-      }
+      register(DECORATOR_KINDS[match[2]!]!, definition, call);
     }
   }
+
+  // Registration without a decorator: `mcp.add_tool(fn, name=…)` or `mcp.tool(name=…)(fn)` at module level.
+  for (const statement of module.root.namedChildren) {
+    const call = statement?.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
+    if (call?.type !== 'call') continue;
+    const callee = call.childForFieldName('function');
+    const args = callArguments(call);
+    const direct = /^(\w+)\.add_(tool|prompt|resource)$/.exec(dottedName(callee) ?? '');
+    const curried = callee?.type === 'call' ? /^(\w+)\.(tool|prompt|resource)$/.exec(dottedName(callee.childForFieldName('function')) ?? '') : null;
+    const match = direct ?? curried;
+    if (!match || !(serverNames.has(match[1]!) || bindsInstance(module, match[1]!, 'FastMCP'))) continue;
+    const definition = args.positional[0]?.type === 'identifier' ? module.functions.get(args.positional[0].text) : undefined;
+    if (definition) register(DECORATOR_KINDS[match[2]!]!, definition, direct ? call : (callee ?? undefined));
+  }
   return { tools, handlers };
+
+  function register(kind: ToolDefinition['kind'], definition: Node, options: Node | undefined): void {
+    const tool = toolFromFunction(module, definition, kind, options);
+    tools.push(tool);
+    if (kind !== 'prompt') handlers.push({ kind: 'function', tool: tool.name, module, definition, parameters: tool.parameters });
+  }
 }
 
 function toolFromFunction(module: PyModule, definition: Node, kind: ToolDefinition['kind'], decorator: Node | undefined): ToolDefinition {

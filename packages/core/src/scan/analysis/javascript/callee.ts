@@ -67,32 +67,42 @@ function promisified(node: AstNode | undefined): AstNode | undefined {
 }
 
 export function resolveCallee(node: AstNode, index: FileIndex): Callee {
-  const display = dottedName(node) ?? '(expression)';
+  const resolved = resolve(node, index);
+  // The written form is only needed when a sink or a fact is reported: build the string on demand.
+  return {
+    ...resolved,
+    get display() {
+      return dottedName(node) ?? '(expression)';
+    },
+  };
+}
+
+function resolve(node: AstNode, index: FileIndex): Omit<Callee, 'display'> {
   let current = unwrap(node);
   for (let depth = 0; depth < 3 && current?.type === 'Identifier' && !index.imports.has(current.name); depth++) {
     const wrapped = promisified(index.variables.get(current.name));
     if (!wrapped) break;
     current = unwrap(wrapped);
   }
-  if (!current) return { name: '', display };
+  if (!current) return { name: '' };
   if (current.type === 'Identifier') {
     const binding = index.imports.get(current.name);
     if (binding) {
       const member = binding.imported === '*' ? 'default' : binding.imported;
-      return { module: moduleGroup(binding.source), name: member, display };
+      return { module: moduleGroup(binding.source), name: member };
     }
-    return { name: current.name, display };
+    return { name: current.name };
   }
   if (current.type === 'MemberExpression') {
     const name = memberName(current) ?? '';
     const owner = moduleOf(current.object, index, 0);
-    if (owner) return { module: owner.module, name: owner.member === undefined ? name : `${owner.member}.${name}`, display };
+    if (owner) return { module: owner.module, name: owner.member === undefined ? name : `${owner.member}.${name}` };
     const object = unwrap(current.object);
     // Globals used as namespaces: `vm` and `child_process` are normally imported, but Buffer/JSON/Object/String are not.
     if (object?.type === 'Identifier' && !index.variables.has(object.name)) {
-      return { module: `global:${object.name}`, name, display, receiver: object };
+      return { module: `global:${object.name}`, name, receiver: object };
     }
-    return { name, display, receiver: current.object };
+    return { name, receiver: current.object };
   }
-  return { name: '', display };
+  return { name: '' };
 }

@@ -164,7 +164,7 @@ function callFacts(node: AstNode, index: FileIndex, add: (kind: CodeFactKind, no
     }
     return;
   }
-  if ((callee.module === '@hono/node-server' && callee.name === 'serve') || callee.display === 'Bun.serve') {
+  if (method === 'serve' && (callee.module === '@hono/node-server' || callee.display === 'Bun.serve')) {
     const options = unwrap(args[0]);
     add('http-listen', node, hostDetail(objectProperty(options, 'hostname'), index));
     return;

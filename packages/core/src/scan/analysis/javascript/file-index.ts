@@ -43,6 +43,9 @@ export function requiredModule(node: AstNode | undefined): string | undefined {
   return undefined;
 }
 
+/** The file a named function belongs to, for handlers registered in one file and defined in another. */
+export const functionOwners = new WeakMap<AstNode, FileIndex>();
+
 export function buildFileIndex(parsed: ParsedFile): FileIndex {
   const index: FileIndex = {
     parsed,
@@ -185,12 +188,15 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
   };
 
   for (const statement of parsed.program.body) visitStatement(statement, 0);
+  for (const fn of index.functions.values()) functionOwners.set(fn, index);
+  for (const fn of index.methods.values()) functionOwners.set(fn, index);
   for (const [exported, local] of exportedLocals) {
     const value = index.variables.get(local);
     if (value && !index.exportedValues.has(exported)) index.exportedValues.set(exported, value);
     const fn = index.functions.get(local);
     if (fn && !index.exports.has(exported)) index.exports.set(exported, fn);
   }
+  for (const fn of index.exports.values()) functionOwners.set(fn, index);
   return index;
 }
 

@@ -2,9 +2,10 @@
 // then run the taint pass over all files together (helpers imported across files are summarised once).
 import type { CodeFact, ParseProblem, SourceFile, ToolDefinition } from '../../model.js';
 import { fastMcpVisitor } from '../../extract/fastmcp-ts.js';
-import type { Extraction, FileVisitor } from '../../extract/mcp-sdk.js';
+import type { Extraction, FileVisitor, ToolHandler } from '../../extract/mcp-sdk.js';
 import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
+import type { AstNode } from './ast.js';
 import { offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
 import { factsVisitor } from './facts.js';
 import type { FileIndex } from './file-index.js';
@@ -116,13 +117,16 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   const contexts = new Map<string, FileContext>();
   const allTools: ToolDefinition[] = [];
   const facts: CodeFact[] = [];
+  // One map for the whole package: a tool registered in one file may be handled by a function exported from another.
+  const handlers = new Map<AstNode, ToolHandler>();
   for (const [path, index] of indexes) {
     // Facts found in a bundle belong to inlined third-party code as often as not; the engine does not report them.
     const extraction = extractTools(index, index.parsed.file.role === 'bundle' ? undefined : facts);
     allTools.push(...extraction.tools);
+    for (const handler of extraction.handlers) if (!handlers.has(handler.node)) handlers.set(handler.node, handler);
     contexts.set(path, {
       index,
-      handlers: new Map(extraction.handlers.map((handler) => [handler.node, handler])),
+      handlers,
       dispatchers: new Set(extraction.dispatchers),
       moduleScope: newScope(),
     });

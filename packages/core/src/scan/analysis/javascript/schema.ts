@@ -165,6 +165,8 @@ function resolveObject(node: AstNode | undefined, index: FileIndex, depth = 0): 
 export function parametersFromSchema(node: AstNode | undefined, fromIndex: FileIndex, depth = 0): ToolParameter[] {
   const { node: current, index } = resolveExpression(node, fromIndex);
   if (!current || depth > 5) return [];
+  // `Schema.shape`: the raw shape of a z.object declared elsewhere.
+  if (current.type === 'MemberExpression' && memberName(current) === 'shape') return parametersFromSchema(current.object, index, depth + 1);
   if (current.type === 'CallExpression') {
     const calleeNode = unwrap(current.callee);
     const callee = calleeNode?.type === 'Identifier' ? calleeNode.name : calleeNode?.type === 'MemberExpression' ? memberName(calleeNode) : undefined;

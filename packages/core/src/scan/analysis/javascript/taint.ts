@@ -127,7 +127,9 @@ export class Scope {
 interface Ctx {
   file: FileContext;
   scope: Scope;
-  guards: Map<string, string[]>;
+  /** Origin key → sanitizers of guards seen so far. Copied on first write, so a callee never leaks guards to its caller. */
+  guards: Map<string, readonly string[]>;
+  ownGuards: boolean;
   returns: Label[];
   currentTool?: string;
   summary?: Summary;
@@ -276,6 +278,7 @@ export class TaintEngine {
         file,
         scope: file.moduleScope,
         guards: new Map(),
+        ownGuards: true,
         returns: [],
         allowCross: true,
         budget: { left: FUNCTION_BUDGET * 4 },
@@ -304,7 +307,8 @@ export class TaintEngine {
     const ctx: Ctx = {
       file,
       scope,
-      guards: new Map(inherit.guards ?? []),
+      guards: inherit.guards ?? new Map(),
+      ownGuards: false,
       returns: [],
       allowCross: inherit.allowCross ?? true,
       budget: inherit.budget ?? { left: FUNCTION_BUDGET },
@@ -391,7 +395,7 @@ export class TaintEngine {
   }
 
   private importedFunction(source: string, name: string, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
-    if (!source.startsWith('.') || !ctx.allowCross) return undefined;
+    if (!source.startsWith('.')) return undefined;
     const target = this.resolveImport(ctx.file.index.parsed.file.path, source);
     const fn = target?.index.exports.get(name) ?? target?.index.functions.get(name);
     return target && fn ? { fn, file: target } : undefined;
@@ -486,9 +490,12 @@ export class TaintEngine {
     };
     const key = [
       site.location.file, site.location.line, site.location.column, kind, flowOrigin.kind, flowOrigin.tool, flowOrigin.param,
-      flowOrigin.detail, flow.composition, flow.sanitizers.join(','),
+      flowOrigin.detail, flow.composition,
     ].join('|');
-    if (!this.flows.has(key)) this.flows.set(key, flow);
+    // Several paths to one sink from one origin: the flow is only as guarded as its least guarded path.
+    const existing = this.flows.get(key);
+    if (!existing) this.flows.set(key, flow);
+    else existing.sanitizers = existing.sanitizers.filter((name) => flow.sanitizers.includes(name));
   }
 
   private sinkSite(sink: SinkArgument, callee: Callee, call: AstNode, ctx: Ctx): SinkSite {
@@ -664,14 +671,30 @@ export class TaintEngine {
       for (const label of taint) {
         const key = originKey(label.origin);
         const list = ctx.guards.get(key) ?? [];
-        if (!list.includes(sanitizer)) list.push(sanitizer);
-        ctx.guards.set(key, list);
+        if (list.includes(sanitizer)) continue;
+        if (!ctx.ownGuards) {
+          ctx.guards = new Map(ctx.guards);
+          ctx.ownGuards = true;
+        }
+        ctx.guards.set(key, [...list, sanitizer]);
       }
     };
+    // Membership tests guard only when failing them leaves: `if (!ALLOWED.includes(x)) throw`, `indexOf(x) === -1`.
+    const negated = new Set<AstNode>();
     walk(test, (node) => {
       if (isFunction(node)) {
         // `allowed.some((d) => host.endsWith(d))`
         return true;
+      }
+      if (node.type === 'UnaryExpression' && node.operator === '!') {
+        const argument = unwrap(node.argument);
+        if (argument) negated.add(argument);
+        return true;
+      }
+      if (node.type === 'BinaryExpression' && /^(===?|<)$/.test(node.operator)) {
+        const value = staticValue(node.right, ctx.file.index);
+        const left = unwrap(node.left);
+        if (left && (value === -1 || value === 0 || value === false)) negated.add(left);
       }
       if (node.type === 'BinaryExpression' && /^[!=]==?$/.test(node.operator)) {
         for (const [side, other] of [[node.left, node.right], [node.right, node.left]] as const) {
@@ -692,7 +715,7 @@ export class TaintEngine {
           }
           return true;
         }
-        if (method && ['includes', 'has', 'test', 'some', 'indexOf', 'find'].includes(method) && !receiver.length) {
+        if (method && ['includes', 'has', 'test', 'some', 'indexOf', 'find'].includes(method) && !receiver.length && negated.has(node)) {
           for (const arg of args) {
             const argTaint = isFunction(unwrap(arg)) ? this.callbackSubjects(unwrap(arg) as AstNode, ctx) : this.peek(arg, ctx);
             if (!argTaint.length) continue;
@@ -1016,6 +1039,10 @@ export class TaintEngine {
         this.inProgress.delete(target.fn);
         return union(result, returned);
       }
+      if (target.file !== ctx.file && !ctx.allowCross && this.options.mode === 'fast') {
+        // Beyond the one cross-file hop of fast mode: assume the result derives from the arguments, but look no further.
+        return union(result, positional.reduce(union, CLEAN));
+      }
       const allowCross = this.options.mode === 'deep' || (ctx.allowCross && target.file === ctx.file);
       const summary = this.summaryOf(target.fn, target.file, allowCross);
       return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display));
@@ -1171,7 +1198,8 @@ export class TaintEngine {
 
 function fileHints(file: FileContext): number[] {
   const hints = offsetsOf(file.index.parsed.text, SOURCE_HINTS);
-  for (const handler of file.handlers.keys()) hints.push(handler.start);
+  const path = file.index.parsed.file.path;
+  for (const handler of file.handlers.values()) if (handler.tool.handlerId?.startsWith(`${path}:`)) hints.push(handler.node.start);
   for (const dispatcher of file.dispatchers) hints.push(dispatcher.start);
   return hints.sort((a, b) => a - b);
 }

@@ -130,9 +130,12 @@ function callFacts(module: PyModule, call: Node, add: AddFact, serverHosts: Map<
   const object = callee?.type === 'attribute' ? dottedName(callee.childForFieldName('object')) : undefined;
   const args = callArguments(call);
 
-  for (const key of ['verify', 'verify_ssl', 'ssl']) {
-    const value = args.keywords.get(key);
-    if (value?.type === 'false') add('tls-verification-disabled', call, `${key}=False`);
+  // jwt.decode(..., verify=False) skips a signature check, not TLS: a different problem for a different rule.
+  if (!/(^|\.)(jwt|jose|jws)\b|decode/i.test(name)) {
+    for (const key of ['verify', 'verify_ssl', 'ssl']) {
+      const value = args.keywords.get(key);
+      if (value?.type === 'false') add('tls-verification-disabled', call, `${key}=False`);
+    }
   }
   if (args.keywords.get('cert_reqs') && /CERT_NONE/.test(args.keywords.get('cert_reqs')!.text)) add('tls-verification-disabled', call, 'cert_reqs=CERT_NONE');
 

@@ -3,6 +3,44 @@
 // parameters reach which sinks and which flow into the return value, so a call site only substitutes its arguments.
 import { inflateSync, gunzipSync } from 'node:zlib';
 import type { FlowStep, ScanMode, SinkKind, TaintFlow, ToolParameter } from '../../model.js';
+import {
+  BASENAME_CALLS,
+  CODE_CALLS,
+  COMMAND_ARGV,
+  COMMAND_SHELL,
+  COMMAND_SUBPROCESS,
+  DECODERS,
+  DESERIALIZE_CALLS,
+  EMBEDDING_METHODS,
+  FILE_COPY_CALLS,
+  FILE_MOVE_CALLS,
+  FILE_READ_CALLS,
+  FILE_WRITE_CALLS,
+  FIXED_HOST,
+  HTTP_CLIENT_TYPES,
+  HTTP_METHODS,
+  KNOWN_TYPES,
+  LIST_METHODS,
+  MUTATING_METHODS,
+  NETWORK_TOOLS,
+  NON_INPUT_SINKS,
+  NUMERIC_CALLS,
+  OPEN_CALLS,
+  ORIGIN_WORDS,
+  OUTBOUND_WORDS,
+  PARAMETERISED_SQL_CALLS,
+  PATH_READ_METHODS,
+  PATH_WRITE_METHODS,
+  PAYLOAD_KEYWORDS,
+  RESOLVE_CALLS,
+  SAFE_YAML_LOADER,
+  SENSITIVE_PATH,
+  SHELLS,
+  SKIPPED_AT_MODULE_LEVEL,
+  SQL_CALLS,
+  SQL_METHODS,
+  YAML_LOAD,
+} from './catalog.js';
 import { classConstant, qualify, resolveConstant, type PyHandler, type PyModule, type PyProgram } from './program.js';
 import {
   callArguments,
@@ -54,102 +92,7 @@ const MAX_TAINTS = 24;
 const OPAQUE_RESULTS = new Set<SinkKind>(['command', 'network', 'network-send', 'sql', 'email']);
 const MAX_STEPS = 12;
 
-/** Origins other than tool input only matter where they leave the process or run as code. */
-const NON_INPUT_SINKS = new Set<SinkKind>(['command', 'code', 'deserialize', 'network', 'network-send', 'email']);
-
-const SENSITIVE_PATH =
-  /(^|[\\/~])\.ssh([\\/]|$)|id_(rsa|dsa|ecdsa|ed25519)\b|\.aws[\\/](credentials|config)|(^|[\\/])\.env$|\.config[\\/]gcloud|(^|[\\/~])\.netrc$|\.git-credentials|\.kube[\\/]config|\.docker[\\/]config\.json|\.npmrc$|\.pypirc$|\.cursor[\\/]mcp\.json|claude_desktop_config\.json|Login Data|Google[\\/]Chrome|\.mozilla[\\/]firefox|Library[\\/]Keychains|\.gnupg/;
-
-const SHELLS = /^(\/(usr\/)?bin\/)?(sh|bash|zsh|dash|ksh|fish|cmd(\.exe)?|powershell(\.exe)?|pwsh)$/;
-
-const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'request', 'stream', 'ws_connect']);
-const HTTP_CLIENT_TYPES = new Set([
-  'requests',
-  'httpx',
-  'aiohttp',
-  'requests.Session',
-  'requests.session',
-  'httpx.Client',
-  'httpx.AsyncClient',
-  'aiohttp.ClientSession',
-]);
-const PAYLOAD_KEYWORDS = ['data', 'json', 'content', 'files', 'params'];
-
-const KNOWN_TYPES: Record<string, string> = {
-  'pathlib.Path': 'pathlib.Path',
-  'pathlib.PurePath': 'pathlib.Path',
-  'pathlib.PosixPath': 'pathlib.Path',
-  'pathlib.Path.home': 'pathlib.Path',
-  'pathlib.Path.cwd': 'pathlib.Path',
-  'anyio.Path': 'pathlib.Path',
-  'requests.Session': 'requests.Session',
-  'requests.session': 'requests.Session',
-  'httpx.Client': 'httpx.Client',
-  'httpx.AsyncClient': 'httpx.AsyncClient',
-  'aiohttp.ClientSession': 'aiohttp.ClientSession',
-  'smtplib.SMTP': 'smtplib.SMTP',
-  'smtplib.SMTP_SSL': 'smtplib.SMTP',
-  'urllib.request.Request': 'urllib.request.Request',
-};
-
-const COMMAND_SHELL = new Set(['os.system', 'os.popen', 'commands.getoutput', 'commands.getstatusoutput', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'asyncio.create_subprocess_shell']);
-const COMMAND_SUBPROCESS = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen']);
-const COMMAND_ARGV = /^(asyncio\.create_subprocess_exec|os\.exec[lv]p?e?|os\.spawn[lv]p?e?|os\.posix_spawnp?)$/;
-const CODE_CALLS = new Set(['eval', 'exec', 'compile', '__import__', 'importlib.import_module', 'builtins.eval', 'builtins.exec']);
-const DESERIALIZE_CALLS = new Set([
-  'pickle.loads', 'pickle.load', 'cPickle.loads', 'cPickle.load', '_pickle.loads', 'marshal.loads', 'marshal.load',
-  'dill.loads', 'dill.load', 'cloudpickle.loads', 'cloudpickle.load', 'jsonpickle.decode', 'yaml.unsafe_load',
-  'yaml.unsafe_load_all', 'pandas.read_pickle', 'shelve.open',
-]);
-const YAML_LOAD = new Set(['yaml.load', 'yaml.load_all']);
-const SAFE_YAML_LOADER = /(Safe|Base)Loader\b/;
-const OPEN_CALLS = new Set(['open', 'io.open', 'codecs.open', 'aiofiles.open', 'builtins.open']);
-const FILE_WRITE_CALLS = new Set([
-  'os.remove', 'os.unlink', 'os.rmdir', 'os.removedirs', 'os.makedirs', 'os.mkdir', 'shutil.rmtree', 'os.truncate',
-  'os.chmod', 'os.chown', 'aiofiles.os.remove', 'aiofiles.os.unlink',
-]);
-const FILE_MOVE_CALLS = new Set(['os.rename', 'os.replace', 'shutil.move', 'os.link', 'os.symlink']);
-const FILE_COPY_CALLS = new Set(['shutil.copy', 'shutil.copy2', 'shutil.copyfile', 'shutil.copytree']);
-const FILE_READ_CALLS = new Set(['os.listdir', 'os.scandir', 'os.walk', 'glob.glob', 'glob.iglob']);
-const PATH_READ_METHODS = new Set(['read_text', 'read_bytes', 'iterdir', 'glob', 'rglob']);
-const PATH_WRITE_METHODS = new Set(['write_text', 'write_bytes', 'unlink', 'rmdir', 'touch', 'mkdir', 'rename', 'replace', 'symlink_to']);
-const SQL_METHODS = new Set(['execute', 'executemany', 'executescript', 'exec_driver_sql']);
-const SQL_CALLS = new Set(['pandas.read_sql', 'pandas.read_sql_query']);
-const MUTATING_METHODS = new Set(['append', 'extend', 'update', 'insert', 'add', 'set_content', 'attach', 'add_header', 'set_payload', 'setdefault', 'writelines']);
-const LIST_METHODS = new Set(['append', 'extend', 'insert']);
-const NUMERIC_CALLS = new Set(['int', 'float', 'len', 'bool', 'abs', 'round', 'decimal.Decimal']);
-const BASENAME_CALLS = new Set(['os.path.basename', 'werkzeug.utils.secure_filename', 'pathvalidate.sanitize_filename']);
-const RESOLVE_CALLS = new Set(['os.path.realpath', 'os.path.abspath', 'os.path.normpath']);
-const PARAMETERISED_SQL_CALLS = /(^|\.)(sql\.Identifier|sql\.Literal|sql\.Placeholder|bindparam)$/;
-const EMBEDDING_METHODS = new Set(['format', 'join', 'replace', 'format_map']);
-const DECODERS: Record<string, BufferEncoding> = {
-  'base64.b64decode': 'base64',
-  'base64.standard_b64decode': 'base64',
-  'base64.urlsafe_b64decode': 'base64url',
-  'base64.decodebytes': 'base64',
-  'binascii.a2b_base64': 'base64',
-  'bytes.fromhex': 'hex',
-  'binascii.unhexlify': 'hex',
-  'binascii.a2b_hex': 'hex',
-  'base64.b16decode': 'hex',
-};
-
-/** A fixed scheme and host at the start of a URL: the caller can only choose the path or query. */
-const FIXED_HOST = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+[/?#]/i;
-
-export interface TaintResult {
-  flows: TaintFlow[];
-}
-
-/** Runs the dataflow over a parsed package: every function once (for environment dumps, secrets and payloads), then each tool's handler. */
-const SKIPPED_AT_MODULE_LEVEL = new Set(['function_definition', 'class_definition', 'decorated_definition', 'import_statement', 'import_from_statement', 'comment']);
-/** Calls through which a secret or a decoded payload can leave the process or run. */
-const OUTBOUND_WORDS = /\b(exec|eval|compile|system|popen|subprocess|spawn\w*|getoutput|post|request|urlopen|send\w*|pickle|marshal|yaml|dill|import_module|__import__|create_subprocess_\w+)\b/;
-
-/** Text that can produce an origin other than tool input: the environment, a secret's path, a decoder. */
-const ORIGIN_WORDS =
-  /environ|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs\.decode|decompress|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|git-credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Google.Chrome|\.mozilla|Keychains|gnupg/;
-
+/** Runs the dataflow over a parsed package: summaries on demand from the handlers, plus a sweep for secrets, environment dumps and decoded payloads. */
 export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[], mode: ScanMode): TaintFlow[] {
   const engine = new TaintEngine(program, mode);
   for (const module of program.modules) {
@@ -1101,11 +1044,13 @@ class Scope {
     if (qualified && !isLocalFunction) {
       if (COMMAND_SHELL.has(qualified)) {
         this.report(this.sinkAt(node, 'command', written, { shell: true }), positional(0, 'cmd'));
+        this.uploadThroughCommand(node, written, args.positional[0] ?? args.keywords.get('cmd'), positional(0, 'cmd'));
         return 'command';
       }
       if (COMMAND_SUBPROCESS.has(qualified)) {
         const shell = this.isTrue(args.keywords.get('shell'));
         this.commandSink(node, written, positional(0, 'args'), shell);
+        this.uploadThroughCommand(node, written, args.positional[0] ?? args.keywords.get('args'), positional(0, 'args'));
         return 'command';
       }
       if (COMMAND_ARGV.test(qualified)) {
@@ -1174,6 +1119,10 @@ class Scope {
       this.report(this.sinkAt(node, 'sql', written), positional(0, 'statement'));
       return 'sql';
     }
+    if (receiverType === 'socket.socket' && (method === 'sendall' || method === 'send' || method === 'sendto')) {
+      this.report(this.sinkAt(node, 'network-send', written), positional(0, 'data'));
+      return 'network-send';
+    }
     if (method === 'sendmail' || method === 'send_message') {
       this.emailSink(node, written, args);
       return 'email';
@@ -1192,6 +1141,16 @@ class Scope {
       this.report(this.sinkAt(node, /[wax+]/.test(mode) ? 'file-write' : 'file-read', written), receiver);
     }
     return undefined;
+  }
+
+  /** `curl -d "$(cat ~/.ssh/id_rsa)" https://…` through subprocess: secrets handed to a network tool leave the process too. */
+  private uploadThroughCommand(node: Node, callee: string, command: Node | undefined, taints: Taint[]): void {
+    const leaked = taints.filter((taint) => !taint.param && taint.origin.kind !== 'tool-input');
+    if (!command || leaked.length === 0) return;
+    const words = command.type === 'list' || command.type === 'tuple' ? command.namedChildren.filter((item): item is Node => item !== null).map((item) => this.staticText(item).text) : this.staticText(command).text.split(/\s+/);
+    if (!NETWORK_TOOLS.test(words[0] ?? '')) return;
+    const target = words.join(' ').match(/[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/i)?.[0];
+    this.report(this.sinkAt(node, 'network-send', callee, target ? { target } : {}), leaked);
   }
 
   private commandSink(node: Node, callee: string, taints: Taint[], shell: boolean): void {
