@@ -226,6 +226,21 @@ describe('svc scan', () => {
     expect(result.stderr).toContain('no MCP client configuration found');
   });
 
+  it('--discover lists the MCP client configs it found and scans every server in them', async () => {
+    const home = join(work, 'home-with-cursor');
+    await writeTree(home, {
+      '.cursor/mcp.json': JSON.stringify({ mcpServers: { ops: { command: 'node', args: [join(vulnerable, 'index.js')] } } }),
+    });
+    const result = await svc(['scan', '--discover', '--format', 'json', '--fail-on', 'critical'], { env: { HOME: home } });
+    expect(result.stderr).toContain('svc: found 1 MCP client config:');
+    expect(result.stderr).toContain(join(home, '.cursor', 'mcp.json'));
+    const run = JSON.parse(result.stdout);
+    expect(run.reports).toHaveLength(1);
+    expect(run.reports[0].target.origin).toMatchObject({ client: 'cursor', serverName: 'ops' });
+    expect(result.code).toBe(run.reports[0].counts.critical > 0 ? 1 : 0);
+    expect(run.reports[0].findings.length).toBeGreaterThan(0);
+  });
+
   it('Ctrl-C aborts the scan, removes its temp dirs and exits 130', async () => {
     // A git target is cloned into a temp dir, so there is something to clean up; big enough to still be scanning.
     const repoDir = join(work, 'big-repo');
@@ -257,6 +272,57 @@ describe('svc scan', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(await readdir(childTmp)).toEqual([]);
   }, 120_000);
+});
+
+// util-linux `script` gives the child a real terminal, so the Ink view is exercised as a user sees it.
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function svcOnTerminal(args: string[]): Promise<Result & { screen: string }> {
+  const quoted = [process.execPath, bin, ...args].map((arg) => `'${arg}'`).join(' ');
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('script', ['-qefc', `stty cols 160 rows 50; exec ${quoted}`, '/dev/null'], {
+      cwd: work,
+      env: { PATH: process.env.PATH, TMPDIR: childTmp, HOME: childHome, TERM: 'xterm-256color' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      // eslint-disable-next-line no-control-regex
+      const screen = stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+      resolvePromise({ code, stdout, stderr: '', screen });
+    });
+  });
+}
+
+const escape = String.fromCharCode(27);
+const SEVERITY_SGR = new RegExp(`${escape}\\[3[1-6]m`);
+
+describe.skipIf(!hasScript)('svc scan on a terminal', () => {
+  it('shows the live view with each finding and the target row, then the text report; exit code as usual', async () => {
+    const { code, stdout, screen } = await svcOnTerminal(['scan', vulnerable, '--fail-on', 'low']);
+    expect(code, screen).toBe(1);
+    expect(screen).toMatch(/(CRITICAL|HIGH|MEDIUM|LOW)\s+\S+ .+/);
+    expect(screen).toMatch(/✔ \S*vulnerable\S* done \d+ files, score \d+ \([A-F]\)/);
+    // The text report follows the live view.
+    expect(screen.lastIndexOf('✔')).toBeLessThan(screen.lastIndexOf('grade'));
+    expect(stdout).toMatch(SEVERITY_SGR);
+  }, 60_000);
+
+  it('--no-color turns colours off in the live view and the report', async () => {
+    const { code, stdout, screen } = await svcOnTerminal(['scan', vulnerable, '--fail-on', 'never', '--no-color']);
+    expect(code, screen).toBe(0);
+    expect(screen).toMatch(/✔ \S*vulnerable\S* done/);
+    expect(stdout).not.toMatch(SEVERITY_SGR);
+  }, 60_000);
 });
 
 describe('svc rules', () => {

@@ -103,7 +103,17 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
       setExitCode(rulesCommand(options, io));
     });
 
-  program.addHelpText('after', '\nRun `svc <command> --help` for the options of a command. Docs: docs/cli.md\n');
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ svc scan ./my-mcp-server
+  $ svc scan --discover
+  $ svc rules --format markdown
+
+Run \`svc <command> --help\` for the options of a command. Docs: docs/cli.md
+`,
+  );
   return program;
 }
 

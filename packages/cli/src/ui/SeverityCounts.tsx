@@ -1,7 +1,7 @@
 import { SEVERITIES } from '@svc/core';
 import type { Severity } from '@svc/core';
 import { Text } from 'ink';
-import { SEVERITY_COLOR } from './describe.js';
+import { SEVERITY_COLOR } from './severity-color.js';
 
 /** "2 high · 1 medium", or "no findings"; zero counts are left out so the row stays short. */
 export function SeverityCounts({ counts, color }: { counts: Record<Severity, number>; color: boolean }) {

@@ -719,7 +719,10 @@ export class TaintEngine {
           for (const arg of args) {
             const argTaint = isFunction(unwrap(arg)) ? this.callbackSubjects(unwrap(arg) as AstNode, ctx) : this.peek(arg, ctx);
             if (!argTaint.length) continue;
-            guard(argTaint, isHostish(arg, ctx) ? 'url-allowlist' : 'allowlist');
+            // A list of hosts/origins, or a pattern that pins the scheme and host, makes it a URL allowlist.
+            const pattern = unwrap(callee.object)?.regex?.pattern as string | undefined;
+            const urlList = isHostish(arg, ctx) || isHostish(callee.object, ctx) || (pattern !== undefined && /:\\?\/\\?\//.test(pattern));
+            guard(argTaint, urlList ? 'url-allowlist' : 'allowlist');
           }
           return true;
         }
