@@ -67,6 +67,7 @@ export function fastMcpVisitor(index: FileIndex, extraction: Extraction): FileVi
     const kind = method ? KINDS[method] : undefined;
     if (!kind) return;
     const config = objectOf(node.arguments[0], index);
+    if (config) extraction.consumed.add(config);
     if (config?.type !== 'ObjectExpression') return;
     const nameNode = objectProperty(config, 'name');
     const name = staticString(nameNode, index);

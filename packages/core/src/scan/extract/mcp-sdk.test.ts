@@ -172,6 +172,18 @@ describe('extractMcpSdk: low-level Server', () => {
     expect(byName(tools, 'legacy')).toMatchObject({ extractor: 'mcp-sdk-lowlevel', description: 'Legacy tool' });
   });
 
+  it('reads tool objects registered through a registry loop, once', () => {
+    const tools = extract(`
+      const navigateSchema = { name: 'navigate', description: 'Open a URL', inputSchema: z.object({ url: z.string().url() }) };
+      const LISTED = [{ name: 'listed', description: 'Listed tool', inputSchema: { type: 'object', properties: {} } }];
+      const registry = [{ schema: navigateSchema, handle: handleNavigate }];
+      for (const tool of registry) server.tool(tool.schema.name, tool.schema.description, tool.schema.inputSchema.shape, (p) => tool.handle(p));
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: LISTED }));
+    `);
+    expect(tools.map((t) => t.name).sort()).toEqual(['listed', 'navigate']);
+    expect(byName(tools, 'navigate')).toMatchObject({ description: 'Open a URL', parameters: [{ name: 'url', format: 'url', required: true }] });
+  });
+
   it('reads esbuild output: import_zod.z chains', () => {
     const tools = extract(
       `var import_zod = require("zod");

@@ -20,10 +20,12 @@ export interface Extraction {
   handlers: ToolHandler[];
   /** Low-level `setRequestHandler(CallToolRequestSchema, fn)` functions, which dispatch on `request.params.name`. */
   dispatchers: AstNode[];
+  /** Object literals already read as a tool, prompt or resource (so the tool-object fallback skips them). */
+  consumed: Set<AstNode>;
 }
 
 export function emptyExtraction(): Extraction {
-  return { tools: [], handlers: [], dispatchers: [] };
+  return { tools: [], handlers: [], dispatchers: [], consumed: new Set() };
 }
 
 export function handlerIdOf(index: FileIndex, node: AstNode): string {
@@ -246,7 +248,14 @@ export function extractMcpSdk(index: FileIndex, extraction: Extraction = emptyEx
 }
 
 export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVisitor {
+  // Tool objects registered through a loop or a registry (`tools.forEach((t) => server.tool(t.name, …))`): the literal
+  // `{ name, description, inputSchema }` is still what the model sees. Read in `finish`, after the direct shapes.
+  const toolObjects: AstNode[] = [];
   const enter = (node: AstNode): void => {
+    if (node.type === 'ObjectExpression') {
+      if (objectProperty(node, 'inputSchema') ?? objectProperty(node, 'input_schema')) toolObjects.push(node);
+      return;
+    }
     if (node.type === 'NewExpression') {
       extractInstructions(node, index, extraction);
       return;
@@ -324,6 +333,27 @@ export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVis
     addDeclared(index, extraction, declared);
   };
   const finish = (): void => {
+    for (const object of toolObjects) {
+      if (extraction.consumed.has(object)) continue;
+      const nameNode = objectProperty(object, 'name');
+      const name = staticString(nameNode, index);
+      const description = staticString(objectProperty(object, 'description'), index);
+      if (!nameNode || name === undefined || description === undefined) continue;
+      const declared: Declared = {
+        kind: 'tool',
+        nameNode,
+        name,
+        description,
+        extractor: 'mcp-sdk-lowlevel',
+        parameters: parametersFromSchema(objectProperty(object, 'inputSchema') ?? objectProperty(object, 'input_schema'), index),
+      };
+      const title = staticString(objectProperty(object, 'title'), index);
+      if (title !== undefined) declared.title = title;
+      const annotations = staticRecord(objectProperty(object, 'annotations'), index);
+      if (annotations) declared.annotations = annotations;
+      extraction.consumed.add(object);
+      addDeclared(index, extraction, declared);
+    }
     // Low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.
     const dispatcher = extraction.dispatchers[0];
     if (!dispatcher) return;
@@ -366,6 +396,7 @@ function extractLowLevel(args: AstNode[], index: FileIndex, extraction: Extracti
   const listed = /ListTools/.test(schemaName) ? 'tools' : /ListPrompts/.test(schemaName) ? 'prompts' : undefined;
   if (!listed) return;
   for (const { node: item, index: itemIndex } of listedItems(handler, listed, index)) {
+    extraction.consumed.add(item);
     const nameNode = objectProperty(item, 'name');
     const name = staticString(nameNode, itemIndex);
     if (!nameNode || name === undefined) continue;

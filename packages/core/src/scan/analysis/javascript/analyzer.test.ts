@@ -415,6 +415,12 @@ describe('javascriptAnalyzer sink and source catalogue', () => {
     { name: 'axios_config', imports: "import axios from 'axios';", body: "await axios({ url: input, method: 'get' });", expect: { kind: 'network', sanitizers: [] } },
     { name: 'http_options', imports: "import https from 'node:https';", body: "https.request({ hostname: input, path: '/' }).end();", expect: { kind: 'network', sanitizers: [] } },
     { name: 'undici', imports: "import { request } from 'undici';", body: 'await request(input);', expect: { kind: 'network', sanitizers: [] } },
+    {
+      name: 'configured_base',
+      imports: "const API_URL = process.env.API_URL ?? 'https://api.example.com';",
+      body: 'let url = `${API_URL}/items/${input}`;\nurl += `?q=${input}`;\nawait fetch(url);',
+      expect: { kind: 'network', sanitizers: ['fixed-host'] },
+    },
     { name: 'regex_allowlist', body: "if (!/^https:\\/\\/(docs|api)\\.example\\.com\\//.test(input)) throw new Error('no');\nawait fetch(input);", expect: { kind: 'network', sanitizers: ['url-allowlist'] } },
     { name: 'validator', imports: "import validator from 'validator';", body: "if (!validator.isAlphanumeric(input)) throw new Error('bad');\nawait db.query(`SELECT * FROM t WHERE c = '${input}'`);", expect: { kind: 'sql', sanitizers: ['validator'] } },
     { name: 'knex_raw', body: 'await knex.raw(`SELECT * FROM t ORDER BY ${input}`);', expect: { kind: 'sql', sanitizers: [] } },

@@ -16,6 +16,9 @@ import { sinkArguments, staticPrefix } from './sinks.js';
 type Origin =
   | { kind: 'tool-input'; tool?: string; param?: string }
   | { kind: 'request' | 'request-params' | 'tool-name' }
+  // One operator-set environment variable (`process.env.API_URL`): never reported, but a URL that starts with it has a
+  // host the model cannot choose.
+  | { kind: 'config' }
   | { kind: 'param'; index: number; path?: string }
   | { kind: 'env' | 'sensitive-file' | 'decoded-constant' | 'sensitive-path'; detail: string };
 
@@ -94,7 +97,7 @@ export class Scope {
   }
 
   declare(name: string, taint: Taint): void {
-    if (taint.length) this.tainted = true;
+    if (significant(taint)) this.tainted = true;
     this.vars.set(name, union(this.vars.get(name) ?? CLEAN, taint));
   }
 
@@ -105,7 +108,7 @@ export class Scope {
 
   /** Assignment is a weak update: a variable keeps what it may have held on any path. */
   assign(name: string, taint: Taint): void {
-    if (taint.length) this.tainted = true;
+    if (significant(taint)) this.tainted = true;
     for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
       if (scope.vars.has(name)) {
         scope.vars.set(name, union(scope.vars.get(name) ?? CLEAN, taint));
@@ -178,6 +181,17 @@ function sanitize(taint: Taint, sanitizer: string): Taint {
   return mapTaint(taint, (label) => (label.sanitizers.includes(sanitizer) ? label : { ...label, sanitizers: [...label.sanitizers, sanitizer] }));
 }
 
+const CONFIG: Taint = [newLabel({ kind: 'config' })];
+
+/** Holds something that can become a flow (operator configuration alone cannot). */
+function significant(taint: Taint): boolean {
+  return taint.some((label) => label.origin.kind !== 'config');
+}
+
+function fixHost(taint: Taint): Taint {
+  return mapTaint(taint, (label) => (label.hostFixed ? label : { ...label, hostFixed: true }));
+}
+
 function newLabel(origin: Origin, steps: FlowStep[] = []): Label {
   return { origin, embedded: false, sanitizers: [], steps, crossFile: false, realpath: false, hostFixed: false };
 }
@@ -226,7 +240,7 @@ function member(taint: Taint, key: string | undefined): Taint {
   });
 }
 
-/** Mixes a value into a larger string: the result holds the value embedded, and a constant `https://host/` before it fixes the host. */
+/** A constant `scheme://host/` (path, query or fragment must follow) at the start of a URL: the host is not the model's choice. */
 function hasFixedHost(prefix: string | undefined): boolean {
   return prefix !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+[/?#]/i.test(prefix);
 }
@@ -300,7 +314,7 @@ export class TaintEngine {
       handler !== undefined ||
       file.dispatchers.has(fn) ||
       inherit.summary !== undefined ||
-      params.some((taint) => taint.length > 0) ||
+      params.some(significant) ||
       parent.anyTainted();
     if (!live && !this.mayMatter(fn, file)) return CLEAN;
     const scope = new Scope(parent);
@@ -840,20 +854,31 @@ export class TaintEngine {
         return CLEAN;
       case 'TemplateLiteral': {
         let taint: Taint = CLEAN;
-        for (const expression of node.expressions) taint = union(taint, this.expr(expression, ctx));
+        let leading: Taint = CLEAN;
+        for (const expression of node.expressions) {
+          const part = this.expr(expression, ctx);
+          if (expression === node.expressions[0]) leading = part;
+          taint = union(taint, part);
+        }
         const text = node.quasis.map((quasi: AstNode) => quasi.value.cooked ?? '').join('*');
         if (node.expressions.length && text.length < 300 && SENSITIVE_PATH.test(text)) {
           taint = union(taint, [newLabel({ kind: 'sensitive-path', detail: text.replace(/^\*/, '~') })]);
         }
         if (!taint.length) return taint;
         const hasText = node.quasis.some((quasi: AstNode) => quasi.value.cooked) || node.expressions.length > 1;
-        return this.mixed(taint, node, hasText, ctx);
+        const mixed = this.mixed(taint, node, hasText, ctx);
+        // `${API_URL}/repos/${x}` with API_URL from the operator's environment: the model fills the path, not the host.
+        const configuredBase =
+          node.quasis[0]?.value.cooked === '' && /^[/?]/.test(node.quasis[1]?.value.cooked ?? '') && leading.some((label) => label.origin.kind === 'config' || label.hostFixed);
+        return configuredBase ? fixHost(mixed) : mixed;
       }
       case 'BinaryExpression': {
         const left = this.expr(node.left, ctx);
         const right = this.expr(node.right, ctx);
         if (node.operator !== '+') return CLEAN;
-        return this.mixed(union(left, right), node, true, ctx);
+        const combined = this.mixed(union(left, right), node, true, ctx);
+        // `url + query` where `url` already starts with a fixed (or operator-configured) host: what follows cannot change it.
+        return left.length > 0 && left.every((label) => label.hostFixed || label.origin.kind === 'config') ? fixHost(combined) : combined;
       }
       case 'LogicalExpression':
         return union(this.expr(node.left, ctx), this.expr(node.right, ctx));
@@ -906,15 +931,19 @@ export class TaintEngine {
         }
         if (object?.type === 'MemberExpression' && unwrap(object.object)?.name === 'process' && memberName(object) === 'env') {
           // One named variable (an API key sent to its own API) is normal; the whole environment is not.
-          return CLEAN;
+          return CONFIG;
         }
         const taint = this.expr(node.object, ctx);
         if (node.computed) this.expr(node.property, ctx);
         return member(taint, node.computed ? staticString(node.property, ctx.file.index) : memberName(node));
       }
       case 'AssignmentExpression': {
-        const value = this.expr(node.right, ctx);
+        let value = this.expr(node.right, ctx);
         const left = node.left;
+        if (left.type === 'Identifier' && node.operator === '+=' && value.length > 0) {
+          const previous = ctx.scope.lookup(left.name);
+          value = previous.length > 0 && previous.every((label) => label.hostFixed) ? fixHost(embed(value)) : embed(value);
+        }
         if (left.type === 'Identifier') {
           ctx.scope.assign(left.name, value);
           const init = unwrap(node.right);
@@ -963,9 +992,7 @@ export class TaintEngine {
   /** A value mixed into a string: embedded if there is other text, and host-fixed when a constant `scheme://host/` precedes it. */
   private mixed(taint: Taint, node: AstNode, hasText: boolean, ctx: Ctx): Taint {
     let out = hasText ? embed(taint) : taint;
-    if (hasFixedHost(staticPrefix(node, ctx.file.index))) {
-      out = mapTaint(out, (label) => (label.hostFixed ? label : { ...label, hostFixed: true }));
-    }
+    if (hasFixedHost(staticPrefix(node, ctx.file.index))) out = fixHost(out);
     return out;
   }
 
@@ -1171,31 +1198,20 @@ export class TaintEngine {
 
   /** A path built from literals and the home directory that names a credential store, e.g. `~/.ssh/id_rsa`. */
   private sensitivePath(node: AstNode, ctx: Ctx): string | undefined {
-    const parts: string[] = [];
-    for (const arg of node.arguments as AstNode[]) {
-      const value = unwrap(arg);
-      const text = staticString(value, ctx.file.index);
-      if (text !== undefined) {
-        parts.push(text);
-        continue;
-      }
-      if (value?.type === 'CallExpression') {
-        const inner = resolveCallee(value.callee, ctx.file.index);
-        if (inner.name === 'homedir') {
-          parts.push('~');
-          continue;
-        }
-      }
-      const label = this.peek(value as AstNode, ctx).find((l) => l.origin.kind === 'sensitive-path');
-      if (label && label.origin.kind === 'sensitive-path') {
-        parts.push(label.origin.detail);
-        continue;
-      }
-      const text2 = value ? envHome(value) : undefined;
-      parts.push(text2 ?? '*');
-    }
+    const parts = (node.arguments as AstNode[]).map((arg) => this.pathPart(unwrap(arg), ctx));
     const joined = parts.join('/').replace(/\/+/g, '/');
     return SENSITIVE_PATH.test(joined) ? joined : undefined;
+  }
+
+  /** One segment of a path for display and matching: literal text, `~` for the home directory, `*` for anything else. */
+  private pathPart(value: AstNode | undefined, ctx: Ctx): string {
+    if (!value) return '*';
+    const text = staticString(value, ctx.file.index);
+    if (text !== undefined) return text;
+    if (value.type === 'CallExpression' && resolveCallee(value.callee, ctx.file.index).name === 'homedir') return '~';
+    if (value.type === 'MemberExpression' && isHomeVariable(value)) return '~';
+    const label = this.peek(value, ctx).find((l) => l.origin.kind === 'sensitive-path');
+    return label?.origin.kind === 'sensitive-path' ? label.origin.detail : '*';
   }
 }
 
@@ -1207,8 +1223,11 @@ function fileHints(file: FileContext): number[] {
   return hints.sort((a, b) => a - b);
 }
 
-function envHome(node: AstNode): string | undefined {
-  return node.type === 'MemberExpression' && /process\.env\.(HOME|USERPROFILE)$/.test(`${node.object?.object?.name}.${node.object?.property?.name}.${node.property?.name}`) ? '~' : undefined;
+/** `process.env.HOME` / `process.env.USERPROFILE`. */
+function isHomeVariable(node: AstNode): boolean {
+  const object = unwrap(node.object);
+  const name = memberName(node);
+  return (name === 'HOME' || name === 'USERPROFILE') && object?.type === 'MemberExpression' && memberName(object) === 'env' && unwrap(object.object)?.name === 'process';
 }
 
 /** `.replace(/[^a-z0-9_-]/g, '')`: everything outside a class without path or shell metacharacters is removed. */
