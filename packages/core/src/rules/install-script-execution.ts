@@ -16,7 +16,9 @@ const FILE_NETWORK =
   /\brequire\(\s*['"](?:node:)?(?:https?|net|dgram|tls)['"]\s*\)|\bfrom\s+['"](?:node:)?(?:https?|net|dgram|tls)['"]|\bfetch\(|\baxios\b|\bundici\b|\bXMLHttpRequest\b|\bdns\.(?:resolve|lookup)|\burllib\b|\brequests\.(?:get|post)|\bsocket\.socket\b|\b(?:curl|wget)\s/;
 const FILE_EXEC =
   /\bchild_process\b|\bexecSync\b|\bspawnSync\b|(?<![.\w])exec(?:File)?\(|\bspawn\(|\beval\(|\bnew\s+Function\(|\bvm\.run|\bsubprocess\b|\bos\.(?:system|popen)\(|\|\s*(?:sh|bash)\b/;
-const FILE_SECRETS = /\bprocess\.env\b|\bos\.environ\b|\bhomedir\(\)|\.ssh\b|\.aws\b|\.npmrc\b|\bid_rsa\b|\.env\b/;
+// The whole environment (not one variable, which install scripts read for npm_config_* and CI detection) or a
+// credential file.
+const FILE_SECRETS = /\bprocess\.env\b(?!\s*(?:\.|\[|\?\.))|\bos\.environ\b(?!\s*(?:\[|\.get\b))|\.ssh\b|\.aws\b|\.npmrc\b|\bid_rsa\b|['"`/\\]\.env\b/;
 
 interface ScriptVerdict {
   severity: Severity;
@@ -53,12 +55,24 @@ function scriptFilesOf(command: string): string[] {
   return files;
 }
 
+/** An exec/eval whose first argument is not a literal: what runs is decided at run time. */
+const COMPUTED_EXEC = /(?<![.\w])(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|eval|Function|system|popen)\s*\(\s*(?![`'"\s])/;
+
 function judgeFile(file: SourceFile): ScriptVerdict | undefined {
   const text = file.text ?? '';
   const network = FILE_NETWORK.test(text);
-  if (network && FILE_EXEC.test(text)) return { severity: 'critical', reasons: [`runs ${file.path}, which reaches the network and executes code or commands`] };
   if (network && FILE_SECRETS.test(text)) return { severity: 'critical', reasons: [`runs ${file.path}, which reads secrets or the environment and reaches the network`] };
   if (DECODE.test(text) && /\beval\(|new\s+Function\(|(?<![.\w])exec\(/.test(text)) return { severity: 'critical', reasons: [`runs ${file.path}, which decodes and evaluates a payload`] };
+  // Network plus process execution at install time is how droppers work, but also how install telemetry works
+  // (a `ps -p …` call and a POST). A command or code computed at run time (`execSync(s)`, `eval(body)`) is the
+  // dropper's shape; a literal command line is worth a review, not an alarm.
+  if (network && FILE_EXEC.test(text)) {
+    const computed = COMPUTED_EXEC.test(text);
+    return {
+      severity: computed ? 'critical' : 'high',
+      reasons: [`runs ${file.path}, which reaches the network and executes ${computed ? 'computed code or commands' : 'commands'}`],
+    };
+  }
   return undefined;
 }
 

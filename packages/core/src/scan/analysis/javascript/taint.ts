@@ -867,9 +867,13 @@ export class TaintEngine {
         if (!taint.length) return taint;
         const hasText = node.quasis.some((quasi: AstNode) => quasi.value.cooked) || node.expressions.length > 1;
         const mixed = this.mixed(taint, node, hasText, ctx);
-        // `${API_URL}/repos/${x}` with API_URL from the operator's environment: the model fills the path, not the host.
+        // `${API_URL}/repos/${x}`, `${this.baseUrl}/v2${path}`: when the expression before the first `/` or `?` is not
+        // the model's (a constant, the operator's environment, a client's base URL), the model fills the path, not
+        // the host. `${proto}//${host}` is excluded: there the host comes after.
         const configuredBase =
-          node.quasis[0]?.value.cooked === '' && /^[/?]/.test(node.quasis[1]?.value.cooked ?? '') && leading.some((label) => label.origin.kind === 'config' || label.hostFixed);
+          node.quasis[0]?.value.cooked === '' &&
+          /^(\/(?!\/)|\?)/.test(node.quasis[1]?.value.cooked ?? '') &&
+          leading.every((label) => label.origin.kind === 'config' || label.hostFixed);
         return configuredBase ? fixHost(mixed) : mixed;
       }
       case 'BinaryExpression': {
