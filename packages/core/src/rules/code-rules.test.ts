@@ -95,6 +95,9 @@ describe('fact rules', () => {
     ['http-transport-exposed', [fact('mcp-http-transport'), fact('http-listen', '127.0.0.1')], 0],
     ['http-transport-exposed', [fact('mcp-http-transport'), fact('http-listen', '0.0.0.0'), fact('auth-middleware')], 0],
     ['http-transport-exposed', [fact('http-listen', '0.0.0.0')], 0],
+    // A metrics server on all interfaces beside an MCP transport bound to loopback in its own file.
+    ['http-transport-exposed', [fact('mcp-http-transport'), fact('http-listen', '127.0.0.1'), { ...fact('http-listen', 'default'), location: { ...at, file: 'src/metrics.ts' } }], 0],
+    ['http-transport-exposed', [fact('mcp-http-transport'), { ...fact('http-listen', 'default'), location: { ...at, file: 'src/main.ts' } }], 1],
     ['missing-origin-validation', [fact('mcp-http-transport')], 1],
     ['missing-origin-validation', [fact('mcp-http-transport'), fact('origin-check')], 0],
     ['cors-wildcard', [fact('cors-wildcard')], 1],

@@ -19,9 +19,15 @@ export default createRule({
     confidence: 0.7,
   },
   check(context) {
-    if (factsOf(context, 'mcp-http-transport').length === 0) return;
+    const transports = factsOf(context, 'mcp-http-transport');
+    if (transports.length === 0) return;
     if (factsOf(context, 'auth-middleware').length > 0) return;
-    for (const listen of factsOf(context, 'http-listen')) {
+    // A package may run other HTTP servers too (metrics, OAuth callbacks). When a file both creates the MCP transport
+    // and listens, those listen calls are the transport's; otherwise any listen call may be.
+    const transportFiles = new Set(transports.map((fact) => fact.location.file));
+    const listens = factsOf(context, 'http-listen');
+    const besideTransport = listens.filter((fact) => transportFiles.has(fact.location.file));
+    for (const listen of besideTransport.length > 0 ? besideTransport : listens) {
       if (!bindsAllInterfaces(listen)) continue;
       const where = listen.detail && listen.detail !== 'default' ? listen.detail : 'all interfaces (no host given)';
       context.report({
