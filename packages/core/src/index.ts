@@ -30,3 +30,88 @@ export {
   type ReportFormat,
 } from './report/index.js';
 export { SVC_VERSION } from './version.js';
+export { isoWeek, WINDOW_KINDS, windowKey, windowReset, windowStart, type WindowKind } from './quota/windows.js';
+export { bucketsFor, REQUEST_LIMIT, SCAN_LIMITS } from './quota/limits.js';
+export type { ApiRequest, BucketPlan, BucketRequest, QuotaKind, QuotaRefusal, ScanSubmitRequest, SubjectKind, TierScanLimits } from './quota/limits.js';
+export { decideQuota, MemoryQuotaStore, rateLimitDetails, rateLimitError, rateLimitHeaders, tighterStanding } from './quota/engine.js';
+export type { Blocked, BucketCounts, BucketStanding, QuotaDecision, QuotaStore } from './quota/engine.js';
+export {
+  DEFAULT_ERROR_MESSAGES,
+  ERROR_CODES,
+  ERROR_STATUS,
+  errorEnvelope,
+  invalidField,
+  isErrorCode,
+  parseErrorEnvelope,
+  rateLimited,
+  ServiceError,
+  successEnvelope,
+  toServiceError,
+} from './domain/errors.js';
+export type { ErrorBody, ErrorCode, ErrorDetails, ErrorEnvelope, RateLimitDetails, RateLimitWindow, SuccessEnvelope } from './domain/errors.js';
+export {
+  ACCOUNT_TIERS,
+  canCreateTeam,
+  canMintApiKeys,
+  compareTiers,
+  effectiveTier,
+  hasPrivateScanBudget,
+  isPaidTier,
+  isTeamTier,
+  isTier,
+  PAID_TIERS,
+  parseTier,
+  TEAM_TIERS,
+  TIER_DISPLAY_NAMES,
+  tierRank,
+  TIERS,
+} from './domain/tiers.js';
+export type { AccountTier, PaidTier, TeamTier, Tier } from './domain/tiers.js';
+export { BASE_SCOPES, DEFAULT_KEY_SCOPES, expandScopes, hasScope, isScope, parseScopes, ROUTE_SCOPES, SCOPES, UMBRELLA_SCOPES } from './domain/scopes.js';
+export type { BaseScope, ParseScopesResult, Scope, UmbrellaScope } from './domain/scopes.js';
+export { constantTimeEqualHex, hashSecret } from './domain/secret-hash.js';
+export {
+  API_KEY_DISPLAY_PREFIX_LENGTH,
+  API_KEY_LENGTH,
+  API_KEY_PREFIX,
+  canCreateKey,
+  checkKeyFormat,
+  DEFAULT_KEY_EXPIRY_DAYS,
+  generateApiKey,
+  hashApiKey,
+  isKeyUsable,
+  LAST_USED_WRITE_INTERVAL_MS,
+  LEGACY_API_KEY_PREFIX,
+  LEGACY_KEYS_RETIRED_AT,
+  looksLikeApiKey,
+  MAX_ACTIVE_KEYS,
+  MAX_KEY_EXPIRY_DAYS,
+  MIN_KEY_EXPIRY_DAYS,
+  resolveExpiry,
+  shouldWriteLastUsed,
+} from './domain/api-key.js';
+export type { GeneratedApiKey, KeyCreationDecision, KeyFormatCheck, RandomBytes } from './domain/api-key.js';
+export { clientIp, isAllowed, MAX_ALLOWLIST_ENTRIES, normalizeCidr, parseAllowlist, parseTrustedProxies, slash24 } from './domain/ip-allowlist.js';
+export type { CidrResult } from './domain/ip-allowlist.js';
+export {
+  canInvite,
+  canManageTeam,
+  canRemove,
+  canRevokeInvite,
+  canTransfer,
+  checkAcceptInvite,
+  checkInvite,
+  emailsMatch,
+  generateInviteToken,
+  INVITE_LIMITS,
+  INVITE_ROLES,
+  INVITE_TTL_DAYS,
+  inviteExpiresAt,
+  isInviteExpired,
+  isInviteRole,
+  isTeamRole,
+  normalizeEmail,
+  ROLES_AFTER_TRANSFER,
+  TEAM_ROLES,
+} from './domain/team-rules.js';
+export type { AcceptDecision, InviteDecision, InviteRole, RemoveDecision, TeamRole, TransferDecision } from './domain/team-rules.js';
