@@ -33,7 +33,11 @@ if (args.markdown) {
 }
 
 const core = await import(path.join(repoRoot, 'packages/core/dist/index.js')).catch((error) => {
-  console.error(`cannot load the built core (run \`npm run build -w @svc/core\` first): ${error.message}`);
+  if (error.code === 'ERR_MODULE_NOT_FOUND') {
+    console.error(`the core is not built: run \`npm run build -w @svc/core\` (${error.message})`);
+  } else {
+    console.error(`the built core failed to load: ${error.stack ?? error.message}`);
+  }
   process.exit(2);
 });
 

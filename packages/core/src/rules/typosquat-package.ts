@@ -17,47 +17,70 @@ interface Resemblance {
   distance: number;
 }
 
+interface KnownName {
+  name: string;
+  /** The official package this name stands for (an unscoped alias maps back to its scoped original). */
+  official: string;
+  scope: string | undefined;
+  collapsed: string;
+  tokens: string[];
+}
+
+const scopeOf = (name: string) => /^(@[^/]+)\//.exec(name)?.[1];
+
+/** The forms `resemblance` compares, computed once per known name rather than once per dependency. */
+function knownName(name: string, official = name): KnownName {
+  return { name, official, scope: scopeOf(name), collapsed: collapse(name), tokens: tokens(name) };
+}
+
 /**
  * How `candidate` imitates `known`: the same letters with other separators or scope (`@modelcontextprotocol-sdk`),
  * or a typo in one word of the name, allowed in proportion to that word's length so `redis`/`reddit` (different
- * words) stay apart while `filesytem`/`filesystem` does not.
+ * words) stay apart while `filesytem`/`filesystem` does not. Length differences bound the edit distance from below,
+ * so most pairs are rejected before the quadratic distance is computed.
  */
-function resemblance(candidate: string, known: string): Resemblance | undefined {
-  if (candidate === known) return undefined;
+function resemblance(candidate: string, known: KnownName): Resemblance | undefined {
+  if (candidate === known.name) return undefined;
   // Only the scope's owner can publish under it, so a near miss inside the same scope is a mistake, not a squat.
-  const scopeOf = (name: string) => /^(@[^/]+)\//.exec(name)?.[1];
-  if (scopeOf(candidate) !== undefined && scopeOf(candidate) === scopeOf(known)) return undefined;
-  if (collapse(candidate) === collapse(known)) return { known, how: 'separators', distance: 0 };
+  const scope = scopeOf(candidate);
+  if (scope !== undefined && scope === known.scope) return undefined;
+  if (collapse(candidate) === known.collapsed) return { known: known.official, how: 'separators', distance: 0 };
   const a = tokens(candidate);
-  const b = tokens(known);
+  const b = known.tokens;
   if (a.length === b.length) {
     const differing = a.map((token, index) => [token, b[index]!] as const).filter(([x, y]) => x !== y);
     if (differing.length !== 1) return undefined;
     const [token, knownToken] = differing[0]!;
     const limit = knownToken.length >= 8 ? 2 : knownToken.length >= 4 ? 1 : 0;
+    if (Math.abs(token.length - knownToken.length) > limit) return undefined;
     const distance = damerauLevenshtein(token, knownToken);
-    return distance <= limit ? { known, how: 'typo', distance } : undefined;
+    return distance <= limit ? { known: known.official, how: 'typo', distance } : undefined;
   }
-  const distance = damerauLevenshtein(candidate.toLowerCase(), known.toLowerCase());
-  return known.length >= 10 && distance <= 1 ? { known, how: 'typo', distance } : undefined;
+  if (known.name.length < 10 || Math.abs(candidate.length - known.name.length) > 1) return undefined;
+  const distance = damerauLevenshtein(candidate.toLowerCase(), known.name.toLowerCase());
+  return distance <= 1 ? { known: known.official, how: 'typo', distance } : undefined;
 }
 
-const NPM_TARGETS = [...KNOWN_NPM_PACKAGES.map((name) => [name, name] as const), ...unscopedAliases()];
+const NPM_TARGETS = [
+  ...KNOWN_NPM_PACKAGES.map((name) => knownName(name)),
+  ...[...unscopedAliases()].map(([alias, official]) => knownName(alias, official)),
+];
 const PYPI_KNOWN = KNOWN_PYPI_PACKAGES.map(normalizePypi);
+const PYPI_TARGETS = PYPI_KNOWN.map((name) => knownName(name));
 
 function closestKnown(name: string, ecosystem: Ecosystem): Resemblance | undefined {
   if (ecosystem === 'npm') {
     if (KNOWN_NPM_PACKAGES.includes(name)) return undefined;
-    for (const [target, official] of NPM_TARGETS) {
+    for (const target of NPM_TARGETS) {
       const found = resemblance(name, target);
-      if (found) return { ...found, known: official };
+      if (found) return found;
     }
     return undefined;
   }
   const normalized = normalizePypi(name);
   if (PYPI_KNOWN.includes(normalized)) return undefined;
-  for (const known of PYPI_KNOWN) {
-    const found = resemblance(normalized, known);
+  for (const target of PYPI_TARGETS) {
+    const found = resemblance(normalized, target);
     if (found) return found;
   }
   return undefined;
