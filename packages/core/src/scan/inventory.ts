@@ -235,7 +235,7 @@ function isUnderCompiledOutput(relPath: string): boolean {
 export function looksMinified(text: string): boolean {
   if (text.length < 2_000) return false;
   let lines = 1;
-  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) === 10) lines++;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;
   return text.length / lines > 500;
 }
 

@@ -29,20 +29,11 @@ const FACT_KEYWORDS = wordsPattern([
   'ApiKey', 'listen', 'serve', 'require', 'import(',
 ]);
 
-/** Starts of runs of at least 200 base64/hex characters (candidate encoded blobs); a plain loop, linear in the text. */
+/** Runs of at least 200 base64/hex characters (candidate encoded blobs). */
+const ENCODED_RUN = /[A-Za-z0-9+/=_-]{200,}/g;
+
 function longEncodedRuns(text: string, into: number[]): void {
-  let runStart = -1;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 0;
-    const encoded =
-      (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45;
-    if (encoded) {
-      if (runStart < 0) runStart = i;
-    } else if (runStart >= 0) {
-      if (i - runStart >= 200) into.push(runStart);
-      runStart = -1;
-    }
-  }
+  for (const match of text.matchAll(ENCODED_RUN)) into.push(match.index);
 }
 
 function factOffsets(text: string, into: number[]): number[] {
