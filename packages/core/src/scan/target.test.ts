@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,8 +74,10 @@ describe('parseTarget', () => {
     expect(parseTarget(path.join(CONFIGS, 'vscode/.vscode/mcp.json'))).toMatchObject({ kind: 'config' });
     expect(parseTarget(path.join(CONFIGS, 'broken/claude_desktop_config.json'))).toMatchObject({ kind: 'config' });
     expect(parseTarget('servers.json', work)).toMatchObject({ kind: 'config', path: path.join(work, 'servers.json') });
-    expect(reasonOf(() => parseTarget('other.json', work))).toMatch(/not a directory or a recognised MCP client config/);
-    expect(reasonOf(() => parseTarget('notes.txt', work))).toMatch(/not a directory or a recognised MCP client config/);
+    expect(reasonOf(() => parseTarget('other.json', work))).toMatch(/no MCP servers in this JSON file/);
+    expect(reasonOf(() => parseTarget('notes.txt', work))).toMatch(/not a directory or an MCP client config file/);
+    writeFileSync(path.join(work, 'broken.json'), '{ "mcpServers": { "x": ');
+    expect(reasonOf(() => parseTarget('broken.json', work))).toMatch(/^not valid JSON: .* at line 1 column \d+$/);
   });
 
   it('reports missing directories and malformed input', () => {

@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ScanTarget, Workspace } from './model.js';
-import { expandConfig, recogniseConfig } from './sources/config.js';
+import { expandConfig, explainNotConfig, recogniseConfig } from './sources/config.js';
 import { fetchDirectory } from './sources/directory.js';
 import { TargetError } from './sources/errors.js';
 import { fetchGit } from './sources/git.js';
@@ -51,7 +51,7 @@ export function parseTarget(input: string, cwd: string = process.cwd()): ScanTar
   if (info?.isDirectory()) return { kind: 'directory', input: raw, path: local };
   if (info?.isFile()) {
     if (recogniseConfig(local)) return { kind: 'config', input: raw, path: local };
-    throw new TargetError(raw, 'not a directory or a recognised MCP client config file');
+    throw new TargetError(raw, explainNotConfig(local));
   }
   if (info) throw new TargetError(raw, 'not a directory or a file');
   if (looksLikePath(raw)) throw new TargetError(raw, /\.jsonc?$/i.test(raw) ? 'no such file' : 'no such directory');

@@ -116,6 +116,27 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
   return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
+/**
+ * Why a file given as a target is not an MCP client config, in words the user can act on: the JSON error and its
+ * position, or the keys a config would have.
+ */
+export function explainNotConfig(file: string): string {
+  if (!/\.(json|jsonc)$/i.test(file)) return 'not a directory or an MCP client config file (.json)';
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return `cannot read file (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+  const { errors } = parseConfigText(text);
+  const first = errors[0];
+  if (first) {
+    const { line, column } = lineAndColumn(text, first.offset);
+    return `not valid JSON: ${printParseErrorCode(first.error)} at line ${line} column ${column}`;
+  }
+  return 'no MCP servers in this JSON file (expected "mcpServers", "servers" or "mcp.servers" entries with a command or url)';
+}
+
 export async function readConfig(configPath: string): Promise<ConfiguredServer[]> {
   let text: string;
   try {
