@@ -164,7 +164,7 @@ export const scanReportSchema = z
     startedAt: z.string().describe('ISO 8601 timestamp.'),
     timings: z
       .record(z.string(), z.number())
-      .describe('Milliseconds per stage: fetch, inventory, parse, extract, analyze, rules, judges, total.'),
+      .describe('Milliseconds per stage: fetch, inventory, analyze (parse, extract, dataflow), rules, judges, score, total.'),
     stats: z.strictObject({
       files: z.number().int(),
       bytes: z.number().int(),

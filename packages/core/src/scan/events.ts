@@ -1,7 +1,10 @@
 import type { Finding, ScanReport } from './model.js';
 
-/** Stages in the order a scan runs them; progress UIs and the SSE stream name them. */
-export const STAGES = ['fetch', 'inventory', 'parse', 'extract', 'analyze', 'rules', 'judges', 'score'] as const;
+/**
+ * Stages in the order a scan runs them; progress UIs and the SSE stream name them. `analyze` covers parsing, tool
+ * extraction and dataflow, which the language analyzers do in one pass per file.
+ */
+export const STAGES = ['fetch', 'inventory', 'analyze', 'rules', 'judges', 'score'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /**

@@ -280,7 +280,7 @@ export interface Finding {
 }
 
 export interface ScanTimings {
-  /** Milliseconds per stage: fetch, inventory, parse, extract, analyze, rules, judges, total. */
+  /** Milliseconds per stage: fetch, inventory, analyze (parse, extract, dataflow), rules, judges, score, total. */
   [stage: string]: number;
 }
 
