@@ -22,8 +22,8 @@ const hiddenFinding = finding({
 
 const SCRIPT: ScanEvent[] = [
   { type: 'stage', target: './a', stage: 'fetch' },
-  { type: 'stage', target: './a', stage: 'parse' },
-  { type: 'progress', target: './a', stage: 'parse', done: 3, total: 8 },
+  { type: 'stage', target: './a', stage: 'analyze' },
+  { type: 'progress', target: './a', stage: 'analyze', done: 3, total: 8 },
   { type: 'finding', target: './a', finding: shellFinding },
   { type: 'finding', target: './a', finding: hiddenFinding },
 ];
@@ -36,7 +36,7 @@ describe('progress state', () => {
   it('creates a row per target on first sight and tallies findings by severity', () => {
     const state = fold([...SCRIPT, { type: 'stage', target: 'npm:b', stage: 'fetch' }]);
     expect(state.targets.map((row) => row.target)).toEqual(['./a', 'npm:b']);
-    expect(state.targets[0]).toMatchObject({ status: 'running', stage: 'parse', files: { done: 3, total: 8 } });
+    expect(state.targets[0]).toMatchObject({ status: 'running', stage: 'analyze', files: { done: 3, total: 8 } });
     expect(state.targets[0]!.counts).toMatchObject({ critical: 1, high: 1, medium: 0 });
     expect(state.findings.map((item) => item.finding.ruleId)).toEqual(['shell-injection', 'hidden-characters']);
   });
@@ -57,7 +57,7 @@ describe('ScanView', () => {
   it('shows stage, file counter, tally and every finding with rule id, message, where and visible evidence', () => {
     const { lastFrame, frames } = render(<ScanView state={fold(SCRIPT)} inputs={1} color={false} />);
     const output = frames.join('\n');
-    expect(lastFrame()).toMatch(/\.\/a\s+parse 3\/8 files\s+│\s+1 critical · 1 high/);
+    expect(lastFrame()).toMatch(/\.\/a\s+analyze 3\/8 files\s+│\s+1 critical · 1 high/);
     expect(output).toMatch(/HIGH\s+shell-injection tool input reaches a shell command/);
     expect(output).toContain('./a src/server.ts:7:3');
     expect(output).toMatch(/CRITICAL\s+hidden-characters description contains invisible characters/);

@@ -12,7 +12,7 @@ describe('plain progress lines', () => {
       location: { file: 'src/index.ts', line: 12, column: 5 },
     });
     onEvent({ type: 'stage', target: './srv', stage: 'fetch' });
-    onEvent({ type: 'progress', target: './srv', stage: 'parse', done: 1, total: 4 });
+    onEvent({ type: 'progress', target: './srv', stage: 'analyze', done: 1, total: 4 });
     onEvent({ type: 'finding', target: './srv', finding: high });
     onEvent({ type: 'problem', target: './srv', file: 'bad.ts', message: 'unexpected token' });
     onEvent({ type: 'done', target: './srv', report: report('./srv', [high]) });

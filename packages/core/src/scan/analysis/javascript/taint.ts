@@ -32,6 +32,11 @@ interface Label {
   realpath: boolean;
   /** The value was placed after a constant `scheme://host/` prefix. */
   hostFixed: boolean;
+  /**
+   * The property of an object literal this value was stored under (`{ baseUrl, apiKey }`): reading another property
+   * of that object does not see it. Cleared when the property is read, or the object is used as a whole.
+   */
+  field?: string;
 }
 
 type Taint = readonly Label[];
@@ -217,6 +222,12 @@ function member(taint: Taint, key: string | undefined): Taint {
   if (taint.length === 0) return taint;
   if (key === 'length') return CLEAN;
   return mapTaint(taint, (label) => {
+    if (label.field !== undefined) {
+      // `{ baseUrl, apiKey }.baseUrl` is the stored value itself; an unknown (computed) key may be any property.
+      if (key !== undefined && key !== label.field) return undefined;
+      const { field: _field, ...stored } = label;
+      return stored;
+    }
     const origin = label.origin;
     switch (origin.kind) {
       case 'tool-input':
@@ -431,6 +442,8 @@ export class TaintEngine {
       crossFile: outer.crossFile || inner.crossFile || crossFile,
       realpath: outer.realpath || inner.realpath,
       hostFixed: outer.hostFixed || inner.hostFixed,
+      // Where the callee stored the value in what it returns; else wherever the caller's value already sat.
+      ...((inner.field ?? outer.field) !== undefined && { field: inner.field ?? outer.field }),
     });
     const argument = (param: number, path: string | undefined): Taint => {
       const taint = args[param] ?? CLEAN;
@@ -923,7 +936,11 @@ export class TaintEngine {
             if (property.computed) this.expr(property.key, ctx);
             const value = unwrap(property.value);
             if (isFunction(value)) this.analyzeFunction(value as AstNode, ctx.file, ctx.scope, [], this.inherit(ctx));
-            else taint = union(taint, this.expr(property.value, ctx));
+            else {
+              const key = property.computed ? undefined : propertyName(property.key, false);
+              const stored = this.expr(property.value, ctx);
+              taint = union(taint, key === undefined ? stored : mapTaint(stored, (label) => ({ ...label, field: key })));
+            }
           }
         }
         return taint;
