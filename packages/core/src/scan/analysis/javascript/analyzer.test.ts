@@ -327,6 +327,28 @@ describe('javascriptAnalyzer on generated projects', () => {
     expect(flow?.steps.map((step) => step.note)).toEqual(expect.arrayContaining(['passed to run()', 'passed to shell()']));
   });
 
+  it('follows barrel re-exports and methods of an imported singleton (deep mode)', async () => {
+    const dir = await project({
+      'src/index.ts': [
+        "import * as handlers from './handlers/index.js';",
+        "server.tool('start_process', { command: z.string() }, async (args) => handlers.handleStart(args));",
+      ].join('\n'),
+      'src/handlers/index.ts': "export * from './process.js';\nexport { helperName as other } from './process.js';\n",
+      'src/handlers/process.ts': "import { manager } from '../manager.js';\nexport function handleStart(args) { return manager.run(args.command); }\nexport function helperName() {}\n",
+      'src/manager.ts': [
+        "import { spawn } from 'node:child_process';",
+        'export class Manager {',
+        '  run(command: string) { return spawn(command, [], { shell: true }); }',
+        '}',
+        'export const manager = new Manager();',
+      ].join('\n'),
+    });
+    const deep = await analyzeDir(dir, 'deep');
+    const flow = deep.flows.find((f) => f.sink.kind === 'command');
+    expect(flow).toMatchObject({ origin: { kind: 'tool-input', tool: 'start_process', param: 'command' }, composition: 'whole', sanitizers: [] });
+    expect(flow?.sink.location.file).toBe('src/manager.ts');
+  });
+
   it('links a tool to a handler exported by another file and resolves imported constants', async () => {
     const dir = await project({
       'src/index.ts': [

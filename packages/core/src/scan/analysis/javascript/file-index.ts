@@ -23,6 +23,10 @@ export interface FileIndex {
   exports: Map<string, AstNode>;
   /** Exported name → the expression it is bound to (constants, tool objects, schemas shared between files). */
   exportedValues: Map<string, AstNode>;
+  /** `export { a as b } from './x.js'`: exported name → where it really lives. */
+  reExports: Map<string, ImportBinding>;
+  /** `export * from './x.js'`: modules whose exports this file passes on (barrel files). */
+  starExports: string[];
   /** Set by the analyzer once every file is indexed: the index of a relative import, for constants defined elsewhere. */
   resolveImport?: (source: string) => FileIndex | undefined;
 }
@@ -55,6 +59,8 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
     imports: new Map(),
     exports: new Map(),
     exportedValues: new Map(),
+    reExports: new Map(),
+    starExports: [],
   };
   const exportedLocals: Array<[string, string]> = [];
 
@@ -112,8 +118,15 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
         for (const specifier of statement.specifiers ?? []) {
           const local = propertyName(specifier.local);
           const exported = propertyName(specifier.exported);
-          if (local && exported) exportedLocals.push([exported, local]);
+          if (!local || !exported) continue;
+          // With a `from` clause the local name belongs to the other module.
+          if (statement.source) index.reExports.set(exported, { source: statement.source.value as string, imported: local });
+          else exportedLocals.push([exported, local]);
         }
+        return;
+      case 'ExportAllDeclaration':
+        // `export * as ns from` binds a namespace, which a call through it resolves like an import; only plain stars pass names on.
+        if (!statement.exported && typeof statement.source?.value === 'string') index.starExports.push(statement.source.value);
         return;
       case 'ExportDefaultDeclaration': {
         const declaration = statement.declaration;

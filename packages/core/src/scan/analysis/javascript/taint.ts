@@ -8,7 +8,7 @@ import type { AstNode } from './ast.js';
 import { containsOffset, isFunction, lineOf, locationOf, memberName, offsetsOf, propertyName, snippetOf, unwrap, walk, wordsPattern } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
-import type { FileIndex } from './file-index.js';
+import type { FileIndex, ImportBinding } from './file-index.js';
 import { resolveRelativeImport, staticString, staticValue } from './file-index.js';
 import type { SinkArgument } from './sinks.js';
 import { sinkArguments, staticPrefix } from './sinks.js';
@@ -414,16 +414,50 @@ export class TaintEngine {
         const binding = index.imports.get(object.name);
         // `import * as utils from './utils.js'` and tsc's `utils_js_1.helper`
         if (binding && (binding.imported === '*' || binding.imported === 'default')) return this.importedFunction(binding.source, name, ctx);
+        // `import { manager } from './manager.js'` with `export const manager = new Manager()`: a method of the singleton.
+        if (binding) return this.importedSingletonMethod(binding, name, ctx);
       }
     }
     return undefined;
   }
 
   private importedFunction(source: string, name: string, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
-    if (!source.startsWith('.')) return undefined;
-    const target = this.resolveImport(ctx.file.index.parsed.file.path, source);
-    const fn = target?.index.exports.get(name) ?? target?.index.functions.get(name);
-    return target && fn ? { fn, file: target } : undefined;
+    const found = this.exportedFrom(ctx.file, source, name, 0);
+    return found?.fn ? { fn: found.fn, file: found.file } : undefined;
+  }
+
+  private importedSingletonMethod(binding: ImportBinding, method: string, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
+    const found = this.exportedFrom(ctx.file, binding.source, binding.imported, 0);
+    if (found?.value?.type !== 'NewExpression') return undefined;
+    const fn = found.file.index.methods.get(method);
+    return fn ? { fn, file: found.file } : undefined;
+  }
+
+  /**
+   * What module `source` (relative to `from`) exports under `name`: a function, or the expression of an exported value.
+   * Barrel files (`export * from`, `export { x } from`) are followed a few levels deep.
+   */
+  private exportedFrom(
+    from: FileContext,
+    source: string,
+    name: string,
+    depth: number,
+  ): { fn?: AstNode; value?: AstNode; file: FileContext } | undefined {
+    if (!source.startsWith('.') || depth > 4) return undefined;
+    const target = this.resolveImport(from.index.parsed.file.path, source);
+    if (!target) return undefined;
+    const { index } = target;
+    const fn = index.exports.get(name) ?? index.functions.get(name);
+    if (fn) return { fn, file: target };
+    const value = index.exportedValues.get(name);
+    if (value) return { value: unwrap(value), file: target };
+    const named = index.reExports.get(name);
+    if (named) return this.exportedFrom(target, named.source, named.imported, depth + 1);
+    for (const star of index.starExports) {
+      const found = this.exportedFrom(target, star, name, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   private resolveImport(fromPath: string, source: string): FileContext | undefined {
