@@ -1,0 +1,19 @@
+import { clientIp } from '@svc/core';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../env.js';
+
+/**
+ * Sets `c.var.clientIp`: the socket peer, or the client named by X-Forwarded-For when the peer is one of
+ * SVC_TRUSTED_PROXIES (core's clientIp walks the chain). IP allowlists, anonymous quotas and the logs use it.
+ */
+export const resolveClientIp = createMiddleware<AppEnv>(async (c, next) => {
+  let peer: string | undefined;
+  try {
+    peer = getConnInfo(c).remote.address;
+  } catch {
+    // No Node socket (app.request() in tests, another runtime): nothing to resolve.
+  }
+  c.set('clientIp', peer === undefined ? 'unknown' : clientIp(peer, c.req.header('x-forwarded-for'), c.var.services.trustedProxies));
+  await next();
+});

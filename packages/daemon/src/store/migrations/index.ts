@@ -1,0 +1,10 @@
+import init from './0001_init.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** In order; `version` is the file's number and what schema_migrations records. */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'init', sql: init }];

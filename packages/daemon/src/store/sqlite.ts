@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { constantTimeEqualHex, normalizeEmail, ServiceError, type AccountTier } from '@svc/core';
+import type { SqliteDatabase } from './database.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyRepository,
+  LoginCodeCheck,
+  LoginCodeRepository,
+  OutboxMessage,
+  OutboxRepository,
+  User,
+  UserRepository,
+} from './repositories.js';
+
+// better-sqlite3 is synchronous; these classes keep the async interfaces of repositories.ts so callers do
+// not depend on that. Multi-statement operations run in one transaction, which is atomic because a
+// synchronous transaction cannot interleave with other requests of this process.
+
+interface UserRow {
+  id: string;
+  email: string;
+  display_name: string | null;
+  tier: AccountTier;
+  created_at: string;
+}
+
+function toUser(row: UserRow): User {
+  return { id: row.id, email: row.email, displayName: row.display_name, tier: row.tier, createdAt: row.created_at };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+export class SqliteUserRepository implements UserRepository {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async findById(id: string): Promise<User | undefined> {
+    const row = this.db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?').get(id);
+    return row && toUser(row);
+  }
+
+  async findByEmail(email: string): Promise<User | undefined> {
+    return this.findByNormalisedEmail(normalizeEmail(email));
+  }
+
+  async create({ email, tier = 'free', now }: { email: string; tier?: AccountTier; now: Date }): Promise<User> {
+    const user: User = { id: randomUUID(), email: normalizeEmail(email), displayName: null, tier, createdAt: now.toISOString() };
+    try {
+      this.db
+        .prepare('INSERT INTO users (id, email, display_name, tier, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(user.id, user.email, user.displayName, user.tier, user.createdAt);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ServiceError('CONFLICT', 'A user with this email address already exists.');
+      throw error;
+    }
+    return user;
+  }
+
+  async findOrCreate({ email, now }: { email: string; now: Date }): Promise<User> {
+    const normalised = normalizeEmail(email);
+    this.db
+      .prepare("INSERT INTO users (id, email, tier, created_at) VALUES (?, ?, 'free', ?) ON CONFLICT (email) DO NOTHING")
+      .run(randomUUID(), normalised, now.toISOString());
+    const user = this.findByNormalisedEmail(normalised);
+    if (user === undefined) throw new Error('user vanished right after its insert');
+    return user;
+  }
+
+  async setTier(email: string, tier: AccountTier): Promise<User | undefined> {
+    const normalised = normalizeEmail(email);
+    this.db.prepare('UPDATE users SET tier = ? WHERE email = ?').run(tier, normalised);
+    return this.findByNormalisedEmail(normalised);
+  }
+
+  private findByNormalisedEmail(email: string): User | undefined {
+    const row = this.db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?').get(email);
+    return row && toUser(row);
+  }
+}
+
+interface LoginCodeRow {
+  code_hash: string;
+  expires_at: string;
+  attempts: number;
+}
+
+export class SqliteLoginCodeRepository implements LoginCodeRepository {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async put({ email, codeHash, expiresAt, now }: { email: string; codeHash: string; expiresAt: Date; now: Date }): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO login_codes (email, code_hash, expires_at, attempts, created_at) VALUES (?, ?, ?, 0, ?)
+         ON CONFLICT (email) DO UPDATE SET code_hash = excluded.code_hash, expires_at = excluded.expires_at,
+           attempts = 0, created_at = excluded.created_at`,
+      )
+      .run(normalizeEmail(email), codeHash, expiresAt.toISOString(), now.toISOString());
+  }
+
+  async check({ email, codeHash, now, maxAttempts }: { email: string; codeHash: string; now: Date; maxAttempts: number }): Promise<LoginCodeCheck> {
+    const address = normalizeEmail(email);
+    const attempt = this.db.transaction((): LoginCodeCheck => {
+      const row = this.db.prepare<[string], LoginCodeRow>('SELECT code_hash, expires_at, attempts FROM login_codes WHERE email = ?').get(address);
+      if (row === undefined) return 'invalid';
+      const remove = () => this.db.prepare('DELETE FROM login_codes WHERE email = ?').run(address);
+      if (Date.parse(row.expires_at) <= now.getTime() || row.attempts >= maxAttempts) {
+        remove();
+        return 'invalid';
+      }
+      if (constantTimeEqualHex(row.code_hash, codeHash)) {
+        remove();
+        return 'ok';
+      }
+      if (row.attempts + 1 >= maxAttempts) remove();
+      else this.db.prepare('UPDATE login_codes SET attempts = attempts + 1 WHERE email = ?').run(address);
+      return 'invalid';
+    });
+    return attempt.immediate();
+  }
+}
+
+interface ApiKeyRow {
+  id: string;
+  user_id: string;
+  hash: string;
+  prefix: string;
+  last4: string;
+  label: string;
+  scopes: string;
+  ip_allowlist: string;
+  expires_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+function toApiKey(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    hash: row.hash,
+    prefix: row.prefix,
+    last4: row.last4,
+    label: row.label,
+    scopes: JSON.parse(row.scopes) as string[],
+    ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+    createdAt: row.created_at,
+  };
+}
+
+export class SqliteApiKeyRepository implements ApiKeyRepository {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async create(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>): Promise<ApiKeyRecord> {
+    this.db
+      .prepare(
+        `INSERT INTO api_keys (id, user_id, hash, prefix, last4, label, scopes, ip_allowlist, expires_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        record.id,
+        record.userId,
+        record.hash,
+        record.prefix,
+        record.last4,
+        record.label,
+        JSON.stringify(record.scopes),
+        JSON.stringify(record.ipAllowlist),
+        record.expiresAt,
+        record.createdAt,
+      );
+    return { ...record, revokedAt: null, lastUsedAt: null };
+  }
+
+  async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE hash = ?').get(hash);
+    return row && toApiKey(row);
+  }
+
+  async listByUser(userId: string): Promise<ApiKeyRecord[]> {
+    return this.db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id').all(userId).map(toApiKey);
+  }
+
+  async revoke({ userId, id, now }: { userId: string; id: string; now: Date }): Promise<boolean> {
+    const result = this.db
+      .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL')
+      .run(now.toISOString(), id, userId);
+    return result.changes > 0;
+  }
+
+  async touchLastUsed(id: string, at: Date): Promise<void> {
+    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.toISOString(), id);
+  }
+}
+
+interface OutboxRow {
+  id: number;
+  to: string;
+  subject: string;
+  text: string;
+  created_at: string;
+}
+
+export class SqliteOutboxRepository implements OutboxRepository {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async add({ to, subject, text, now }: { to: string; subject: string; text: string; now: Date }): Promise<OutboxMessage> {
+    const createdAt = now.toISOString();
+    const result = this.db.prepare('INSERT INTO outbox ("to", subject, text, created_at) VALUES (?, ?, ?, ?)').run(to, subject, text, createdAt);
+    return { id: Number(result.lastInsertRowid), to, subject, text, createdAt };
+  }
+
+  async list(): Promise<OutboxMessage[]> {
+    return this.db
+      .prepare<[], OutboxRow>('SELECT id, "to", subject, text, created_at FROM outbox ORDER BY id')
+      .all()
+      .map((row) => ({ id: row.id, to: row.to, subject: row.subject, text: row.text, createdAt: row.created_at }));
+  }
+}
+
+/** The SQLite implementations of every repository, over one connection. */
+export function sqliteRepositories(db: SqliteDatabase) {
+  return {
+    users: new SqliteUserRepository(db),
+    loginCodes: new SqliteLoginCodeRepository(db),
+    apiKeys: new SqliteApiKeyRepository(db),
+    outbox: new SqliteOutboxRepository(db),
+  };
+}

@@ -1,0 +1,54 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { createApp } from '../app.js';
+import type { LogFields, Logger } from '../logger.js';
+import { buildServices, type Services } from '../services.js';
+import { migrate, openDatabase, type SqliteDatabase } from '../store/database.js';
+
+export const TEST_JWT_SECRET = 'test-secret-0123456789abcdef0123456789';
+
+export interface TestServer {
+  url: string;
+  db: SqliteDatabase;
+  services: Services;
+  logs: { level: 'info' | 'error'; message: string; fields: LogFields }[];
+  /** Moves the services' clock forward (it starts at the real time), e.g. past a rate-limit window. */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+/** A real svcd app on 127.0.0.1 with a fresh SQLite file in a temp dir; `override` swaps services (e.g. a failing one). */
+export async function startTestServer(override: (services: Services) => Partial<Services> = () => ({})): Promise<TestServer> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'svcd-http-'));
+  const db = openDatabase(path.join(dir, 'svc.db'));
+  migrate(db);
+  const logs: TestServer['logs'] = [];
+  const logger: Logger = {
+    info: (message, fields = {}) => logs.push({ level: 'info', message, fields }),
+    error: (message, fields = {}) => logs.push({ level: 'error', message, fields }),
+  };
+  let offsetMs = 0;
+  const base = buildServices({ db, jwtSecret: TEST_JWT_SECRET, logger, clock: () => new Date(Date.now() + offsetMs) });
+  const services = { ...base, ...override(base) };
+  const server = await new Promise<ServerType>((resolve) => {
+    const started: ServerType = serve({ fetch: createApp(services).fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    services,
+    logs,
+    advance(ms) {
+      offsetMs += ms;
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
