@@ -36,11 +36,10 @@ function unreachable(input: string, url: string, error: unknown): Error {
   return new TargetError(input, `cannot reach ${new URL(url).host} (${detail})`, { cause: error });
 }
 
-/** GETs a JSON document; 404 and 410 come back as `not-found` so each source can word its own message. */
-export async function getJson<T>(req: HttpRequest): Promise<JsonResult<T>> {
-  let response: Dispatcher.ResponseData;
+/** One GET through the shared dispatcher; a network failure becomes a TargetError naming the host. */
+async function send(req: HttpRequest): Promise<Dispatcher.ResponseData> {
   try {
-    response = await request(req.url, {
+    return await request(req.url, {
       dispatcher: dispatcher(),
       headers: { 'user-agent': 'svc-scanner', ...req.headers },
       signal: req.signal,
@@ -48,6 +47,11 @@ export async function getJson<T>(req: HttpRequest): Promise<JsonResult<T>> {
   } catch (error) {
     throw unreachable(req.input, req.url, error);
   }
+}
+
+/** GETs a JSON document; 404 and 410 come back as `not-found` so each source can word its own message. */
+export async function getJson<T>(req: HttpRequest): Promise<JsonResult<T>> {
+  const response = await send(req);
   if (response.statusCode === 404 || response.statusCode === 410) {
     await response.body.dump();
     return { status: 'not-found' };
@@ -71,16 +75,7 @@ export interface Download {
 
 /** Streams a URL to `file`, hashing as it goes and refusing bodies over `maxBytes`. */
 export async function downloadFile(req: HttpRequest & { file: string; maxBytes: number }): Promise<Download> {
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await request(req.url, {
-      dispatcher: dispatcher(),
-      headers: { 'user-agent': 'svc-scanner', ...req.headers },
-      signal: req.signal,
-    });
-  } catch (error) {
-    throw unreachable(req.input, req.url, error);
-  }
+  const response = await send(req);
   if (response.statusCode !== 200) {
     await response.body.dump();
     throw new TargetError(req.input, `download of ${req.url} answered HTTP ${response.statusCode}`);
