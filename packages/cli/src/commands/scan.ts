@@ -64,7 +64,7 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     }
   }
 
-  const progress = startProgress(inputs.length, options, io);
+  const progress = await startProgress(inputs.length, options, io);
   const scan = scanInputs(inputs, {
     mode: options.mode,
     signal: io.signal,
