@@ -101,12 +101,24 @@ describe('public routes', () => {
     };
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe(SVC_VERSION);
-    expect(Object.keys(document.paths).sort()).toEqual(['/api/v1/rules/catalog', '/auth/login', '/auth/verify', '/healthz', '/me']);
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/v1/keys/self',
+      '/api/v1/rules/catalog',
+      '/auth/login',
+      '/auth/verify',
+      '/healthz',
+      '/keys',
+      '/keys/{id}',
+      '/me',
+    ]);
     const verify = document.paths['/auth/verify']?.['post'];
     expect(verify?.requestBody?.content['application/json']?.schema.required).toEqual(['email', 'code']);
     expect(Object.keys(verify?.responses ?? {}).sort()).toEqual(['200', '400', '401', '413', '415', '500']);
     expect(document.paths['/me']?.['get']?.security).toEqual([{ session: [] }]);
     expect(document.components.securitySchemes['session']?.scheme).toBe('bearer');
+    expect(document.paths['/api/v1/keys/self']?.['get']?.security).toEqual([{ apiKey: [] }]);
+    expect(document.components.securitySchemes['apiKey']?.scheme).toBe('bearer');
+    expect(Object.keys(document.paths['/keys']?.['post']?.responses ?? {}).sort()).toEqual(['201', '400', '401', '402', '409', '413', '415', '500']);
   });
 });
 

@@ -10,6 +10,7 @@ import { resolveClientIp } from './middleware/client-ip.js';
 import { createRouter, serveOpenApiDocument } from './openapi.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
+import { keyRoutes } from './routes/keys.js';
 import { meRoutes } from './routes/me.js';
 import { ruleRoutes } from './routes/rules.js';
 import type { Services } from './services.js';
@@ -57,6 +58,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   app.route('/', ruleRoutes);
   app.route('/', authRoutes);
   app.route('/', meRoutes);
+  app.route('/', keyRoutes);
   serveOpenApiDocument(app, services.version);
 
   app.notFound((c) => {

@@ -48,6 +48,7 @@ export function errorResponses(...codes: ErrorCode[]) {
 }
 
 export const SESSION_SECURITY = [{ session: [] }];
+export const API_KEY_SECURITY = [{ apiKey: [] }];
 
 /** Registers what the document needs beside the routes and serves it, as bare data like every /api/v1 route. */
 export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string): void {
@@ -56,6 +57,11 @@ export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string):
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description: 'The session token of POST /auth/verify (HS256, 12 hours).',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key of POST /keys (`svc_…`; legacy `mcp_…` until 2027-04-29).',
   });
   const document = () =>
     app.getOpenAPI31Document({

@@ -50,11 +50,18 @@ export interface ApiKeyRecord {
 
 export interface ApiKeyRepository {
   create(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>): Promise<ApiKeyRecord>;
+  /**
+   * Counts the user's active (unrevoked, unexpired at `now`) keys and inserts only while there are fewer than
+   * `maxActive`, atomically, so concurrent creates cannot pass the limit. Undefined when the limit is reached.
+   */
+  createWithinLimit(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>, limit: { now: Date; maxActive: number }): Promise<ApiKeyRecord | undefined>;
   findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   listByUser(userId: string): Promise<ApiKeyRecord[]>;
   /** False when the user has no such unrevoked key. */
   revoke(input: { userId: string; id: string; now: Date }): Promise<boolean>;
   touchLastUsed(id: string, at: Date): Promise<void>;
+  /** Records that a key was used from a network; true only the first time for that key and network. */
+  markNetworkSeen(input: { keyId: string; network: string; now: Date }): Promise<boolean>;
 }
 
 export interface OutboxMessage {

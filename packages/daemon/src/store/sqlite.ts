@@ -156,6 +156,29 @@ export class SqliteApiKeyRepository implements ApiKeyRepository {
   constructor(private readonly db: SqliteDatabase) {}
 
   async create(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>): Promise<ApiKeyRecord> {
+    this.insert(record);
+    return { ...record, revokedAt: null, lastUsedAt: null };
+  }
+
+  async createWithinLimit(
+    record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>,
+    { now, maxActive }: { now: Date; maxActive: number },
+  ): Promise<ApiKeyRecord | undefined> {
+    const attempt = this.db.transaction((): boolean => {
+      const active = this.db
+        .prepare<[string, string], { count: number }>(
+          'SELECT COUNT(*) AS count FROM api_keys WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?',
+        )
+        .get(record.userId, now.toISOString());
+      if ((active?.count ?? 0) >= maxActive) return false;
+      this.insert(record);
+      return true;
+    });
+    // IMMEDIATE takes the write lock before the count, so another process cannot insert in between.
+    return attempt.immediate() ? { ...record, revokedAt: null, lastUsedAt: null } : undefined;
+  }
+
+  private insert(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>): void {
     this.db
       .prepare(
         `INSERT INTO api_keys (id, user_id, hash, prefix, last4, label, scopes, ip_allowlist, expires_at, created_at)
@@ -173,7 +196,6 @@ export class SqliteApiKeyRepository implements ApiKeyRepository {
         record.expiresAt,
         record.createdAt,
       );
-    return { ...record, revokedAt: null, lastUsedAt: null };
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
@@ -194,6 +216,13 @@ export class SqliteApiKeyRepository implements ApiKeyRepository {
 
   async touchLastUsed(id: string, at: Date): Promise<void> {
     this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.toISOString(), id);
+  }
+
+  async markNetworkSeen({ keyId, network, now }: { keyId: string; network: string; now: Date }): Promise<boolean> {
+    const result = this.db
+      .prepare('INSERT INTO seen_networks (key_id, network, first_seen_at) VALUES (?, ?, ?) ON CONFLICT (key_id, network) DO NOTHING')
+      .run(keyId, network, now.toISOString());
+    return result.changes > 0;
   }
 }
 

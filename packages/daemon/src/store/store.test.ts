@@ -154,4 +154,34 @@ describe('ApiKeyRepository and OutboxRepository', () => {
     await outbox.add({ to: 'k@example.com', subject: 'hi', text: 'body', now });
     expect(await outbox.list()).toEqual([{ id: 1, to: 'k@example.com', subject: 'hi', text: 'body', createdAt: now.toISOString() }]);
   });
+
+  it('creates keys only below the active limit, counting neither revoked nor expired keys', async () => {
+    const { users, apiKeys } = sqliteRepositories(db);
+    const user = await users.create({ email: 'limit@example.com', now });
+    const record = (id: string, expiresAt: Date) => ({
+      id,
+      userId: user.id,
+      hash: `hash-${id}`,
+      prefix: 'svc_abcd',
+      last4: 'wxyz',
+      label: id,
+      scopes: [],
+      ipAllowlist: [],
+      expiresAt: expiresAt.toISOString(),
+      createdAt: now.toISOString(),
+    });
+    const later = new Date(now.getTime() + 86_400_000);
+    const limit = { now, maxActive: 2 };
+    expect(await apiKeys.createWithinLimit(record('expired', now), limit)).toMatchObject({ id: 'expired' });
+    expect(await apiKeys.createWithinLimit(record('a', later), limit)).toMatchObject({ id: 'a', revokedAt: null });
+    expect(await apiKeys.createWithinLimit(record('b', later), limit)).toMatchObject({ id: 'b' });
+    expect(await apiKeys.createWithinLimit(record('c', later), limit)).toBeUndefined();
+    expect(await apiKeys.findByHash('hash-c')).toBeUndefined();
+    await apiKeys.revoke({ userId: user.id, id: 'a', now });
+    expect(await apiKeys.createWithinLimit(record('c', later), limit)).toMatchObject({ id: 'c' });
+
+    expect(await apiKeys.markNetworkSeen({ keyId: 'b', network: '198.51.100.0/24', now })).toBe(true);
+    expect(await apiKeys.markNetworkSeen({ keyId: 'b', network: '198.51.100.0/24', now })).toBe(false);
+    expect(await apiKeys.markNetworkSeen({ keyId: 'c', network: '198.51.100.0/24', now })).toBe(true);
+  });
 });

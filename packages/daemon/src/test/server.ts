@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../app.js';
+import type { AppEnv } from '../env.js';
 import type { LogFields, Logger } from '../logger.js';
 import { buildServices, type Services } from '../services.js';
 import { migrate, openDatabase, type SqliteDatabase } from '../store/database.js';
@@ -20,8 +22,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A real svcd app on 127.0.0.1 with a fresh SQLite file in a temp dir; `override` swaps services (e.g. a failing one). */
-export async function startTestServer(override: (services: Services) => Partial<Services> = () => ({})): Promise<TestServer> {
+/**
+ * A real svcd app on 127.0.0.1 with a fresh SQLite file in a temp dir; `override` swaps services (e.g. a failing
+ * one); `extend` adds routes a test needs (e.g. one behind a middleware no real route uses yet).
+ */
+export async function startTestServer(
+  override: (services: Services) => Partial<Services> = () => ({}),
+  extend: (app: OpenAPIHono<AppEnv>) => void = () => {},
+): Promise<TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'svcd-http-'));
   const db = openDatabase(path.join(dir, 'svc.db'));
   migrate(db);
@@ -33,8 +41,10 @@ export async function startTestServer(override: (services: Services) => Partial<
   let offsetMs = 0;
   const base = buildServices({ db, jwtSecret: TEST_JWT_SECRET, logger, clock: () => new Date(Date.now() + offsetMs) });
   const services = { ...base, ...override(base) };
+  const app = createApp(services);
+  extend(app);
   const server = await new Promise<ServerType>((resolve) => {
-    const started: ServerType = serve({ fetch: createApp(services).fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
+    const started: ServerType = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -1,0 +1,97 @@
+import {
+  bucketsFor,
+  checkKeyFormat,
+  constantTimeEqualHex,
+  hashApiKey,
+  hasScope,
+  isAllowed,
+  isKeyUsable,
+  looksLikeApiKey,
+  rateLimitError,
+  rateLimitHeaders,
+  ServiceError,
+  shouldWriteLastUsed,
+  slash24,
+  type Scope,
+} from '@svc/core';
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../env.js';
+import type { ApiKeyRecord, User } from '../store/repositories.js';
+import { bearerToken } from './session.js';
+
+/**
+ * API-key routes (spec 5.1–5.3, 8.3). The order matters: the format check (checksum, legacy retirement)
+ * refuses typos and random strings before any database read; the request counters run as soon as the key
+ * is known, so every answer after that carries X-RateLimit-* (403s included); scope and IP rejections are
+ * one identical 403 so the caller cannot tell which one it was (spec 5.3 rule 3). `required` undefined:
+ * any valid key will do.
+ */
+export function requireApiKey(required?: Scope) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const authorization = c.req.header('authorization');
+    const token = bearerToken(authorization);
+    if (authorization === undefined || token === undefined) throw new ServiceError('UNAUTHORIZED');
+    if (!looksLikeApiKey(token)) {
+      throw new ServiceError(
+        'UNAUTHORIZED',
+        'This route needs an API key (create one with `svc keys create` or POST /keys); session tokens are not accepted here.',
+        { credential: 'api_key' },
+      );
+    }
+    const { apiKeys, users, quota, clock } = c.var.services;
+    const now = clock();
+    if (checkKeyFormat(token, now) !== 'valid') throw new ServiceError('UNAUTHORIZED');
+
+    const key = await findKey(c, token);
+    const owner = key && (await users.findById(key.userId));
+    if (key === undefined || owner === undefined || !isRecordUsable(key, now)) {
+      throw new ServiceError('UNAUTHORIZED');
+    }
+
+    const plan = bucketsFor({ kind: 'request', authorization, userId: owner.id, tier: owner.tier }, now);
+    if (plan.ok) {
+      const decision = await quota.consume(plan.buckets, now);
+      for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+      if (!decision.allowed) throw rateLimitError(decision.blocked);
+    }
+
+    if ((required !== undefined && !hasScope(key.scopes, required)) || !isAllowed(key.ipAllowlist, c.var.clientIp)) {
+      throw new ServiceError('FORBIDDEN');
+    }
+
+    if (shouldWriteLastUsed(key.lastUsedAt === null ? null : new Date(key.lastUsedAt), now)) await apiKeys.touchLastUsed(key.id, now);
+    await noticeNewLocation(c, key, owner, now);
+    c.set('apiKey', key);
+    await next();
+  });
+}
+
+/** Core's isKeyUsable on a stored key (revoked or past its expiry: unusable). */
+export function isRecordUsable(key: ApiKeyRecord, now: Date): boolean {
+  return isKeyUsable({ expiresAt: new Date(key.expiresAt), revokedAt: key.revokedAt === null ? null : new Date(key.revokedAt) }, now);
+}
+
+async function findKey(c: Context<AppEnv>, token: string): Promise<ApiKeyRecord | undefined> {
+  // Keys carry ~190 random bits, so a plain SHA-256 is a safe lookup value and survives a change of the JWT secret.
+  const hash = hashApiKey(token);
+  const key = await c.var.services.apiKeys.findByHash(hash);
+  return key !== undefined && constantTimeEqualHex(key.hash, hash) ? key : undefined;
+}
+
+/** Spec 5.1 rule 8: one mail per key and /24 (IPv6: /64), the first time the key is used from it. */
+async function noticeNewLocation(c: Context<AppEnv>, key: ApiKeyRecord, owner: User, now: Date): Promise<void> {
+  const ip = c.var.clientIp;
+  const network = slash24(ip);
+  if (network === undefined) return;
+  const { apiKeys, mail } = c.var.services;
+  if (!(await apiKeys.markNetworkSeen({ keyId: key.id, network, now }))) return;
+  await mail.send({
+    to: owner.email,
+    subject: `svc: API key "${key.label}" used from a new location (${ip})`,
+    text:
+      `Your svc API key "${key.label}" (${key.prefix}…${key.last4}) was used from ${ip} (network ${network}) ` +
+      `at ${now.toISOString()}, the first time from that network.\n\n` +
+      `If this was not you, revoke the key with \`svc keys revoke ${key.id}\` or DELETE /keys/${key.id}.\n`,
+  });
+}
