@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/main.ts'],
+  // Named entries keep dist flat: the scan pool loads its worker as ./scan-worker.js beside the bundle.
+  entry: { index: 'src/index.ts', main: 'src/main.ts', 'scan-worker': 'src/jobs/scan-worker.ts' },
   format: ['esm'],
   target: 'node20',
   platform: 'node',

@@ -23,8 +23,8 @@ afterEach(async () => {
 
 describe('svcd admin', () => {
   it('migrates once', () => {
-    expect(adminMigrate(db)).toBe('applied migration 1 (schema version 1)');
-    expect(adminMigrate(db)).toBe('database is up to date (schema version 1)');
+    expect(adminMigrate(db)).toBe('applied migrations 1, 2 (schema version 2)');
+    expect(adminMigrate(db)).toBe('database is up to date (schema version 2)');
   });
 
   describe('with a migrated database', () => {

@@ -102,18 +102,34 @@ describe('public routes', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe(SVC_VERSION);
     expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/v1/compare',
       '/api/v1/keys/self',
+      '/api/v1/registry',
+      '/api/v1/registry/{source}/{package}',
       '/api/v1/rules/catalog',
+      '/api/v1/scan',
+      '/api/v1/scan/{id}',
+      '/api/v1/scans',
+      '/api/v1/scans/recent',
+      '/api/v1/stats',
+      '/api/v1/stats/state-of-mcp',
       '/auth/login',
       '/auth/verify',
       '/healthz',
       '/keys',
       '/keys/{id}',
       '/me',
+      '/scan',
+      '/scan/{id}',
+      '/scan/{id}/consensus',
+      '/scan/{id}/stream',
+      '/scans',
+      '/user/scans',
+      '/versions',
     ]);
     const verify = document.paths['/auth/verify']?.['post'];
     expect(verify?.requestBody?.content['application/json']?.schema.required).toEqual(['email', 'code']);
-    expect(Object.keys(verify?.responses ?? {}).sort()).toEqual(['200', '400', '401', '413', '415', '500']);
+    expect(Object.keys(verify?.responses ?? {}).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500']);
     expect(document.paths['/me']?.['get']?.security).toEqual([{ session: [] }]);
     expect(document.components.securitySchemes['session']?.scheme).toBe('bearer');
     expect(document.paths['/api/v1/keys/self']?.['get']?.security).toEqual([{ apiKey: [] }]);

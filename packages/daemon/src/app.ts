@@ -13,6 +13,11 @@ import { healthRoutes } from './routes/health.js';
 import { keyRoutes } from './routes/keys.js';
 import { meRoutes } from './routes/me.js';
 import { ruleRoutes } from './routes/rules.js';
+import { scanRoutes } from './routes/scans.js';
+import { registryRoutes } from './routes/registry.js';
+import { statsRoutes } from './routes/stats.js';
+import { versionRoutes } from './routes/versions.js';
+import { docsRoutes } from './routes/docs.js';
 import type { Services } from './services.js';
 
 /** No route takes more than a small JSON document; larger bodies are refused before they are read. */
@@ -59,6 +64,11 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
   app.route('/', authRoutes);
   app.route('/', meRoutes);
   app.route('/', keyRoutes);
+  app.route('/', scanRoutes);
+  app.route('/', registryRoutes);
+  app.route('/', statsRoutes);
+  app.route('/', versionRoutes);
+  app.route('/', docsRoutes);
   serveOpenApiDocument(app, services.version);
 
   app.notFound((c) => {

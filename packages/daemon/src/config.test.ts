@@ -72,6 +72,30 @@ describe('loadConfig', () => {
   });
 });
 
+describe('scan pool settings', () => {
+  it('defaults SVC_SCAN_WORKERS to the CPUs minus one, between 1 and 4, and the timeout to 300 s', () => {
+    expect(loadConfig({}, { ...linux(), parallelism: 1 }).scanWorkers).toBe(1);
+    expect(loadConfig({}, { ...linux(), parallelism: 3 }).scanWorkers).toBe(2);
+    expect(loadConfig({}, { ...linux(), parallelism: 64 }).scanWorkers).toBe(4);
+    expect(loadConfig({}, linux()).scanWorkers).toBeGreaterThanOrEqual(1);
+    expect(loadConfig({}, linux()).scanTimeoutSeconds).toBe(300);
+  });
+
+  it('reads SVC_SCAN_WORKERS and SVC_SCAN_TIMEOUT_SECONDS', () => {
+    const config = loadConfig({}, { ...linux({ SVC_SCAN_WORKERS: ' 8 ', SVC_SCAN_TIMEOUT_SECONDS: '60' }), parallelism: 2 });
+    expect(config).toMatchObject({ scanWorkers: 8, scanTimeoutSeconds: 60 });
+  });
+
+  it.each(['0', '-1', '1.5', 'four', '257'])('refuses SVC_SCAN_WORKERS=%s', (value) => {
+    expect(() => loadConfig({}, linux({ SVC_SCAN_WORKERS: value }))).toThrow(ConfigError);
+    expect(() => loadConfig({}, linux({ SVC_SCAN_WORKERS: value }))).toThrow(/SVC_SCAN_WORKERS must be a whole number from 1 to 256/);
+  });
+
+  it.each(['0', '5m', '86401', '1e3'])('refuses SVC_SCAN_TIMEOUT_SECONDS=%s', (value) => {
+    expect(() => loadConfig({}, linux({ SVC_SCAN_TIMEOUT_SECONDS: value }))).toThrow(/SVC_SCAN_TIMEOUT_SECONDS must be a whole number from 1 to 86400/);
+  });
+});
+
 describe('defaultDataDir', () => {
   it('follows each platform', () => {
     expect(defaultDataDir(linux({ XDG_DATA_HOME: '/data' }))).toBe('/data/svc');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import path from 'node:path';
 import { parseTrustedProxies } from '@svc/core';
 
@@ -16,6 +16,10 @@ export interface DaemonConfig {
   mailFrom: string;
   trustedProxies: string[];
   scanRoots: string[];
+  /** SVC_SCAN_WORKERS: scans that run at once, each in its own worker thread. */
+  scanWorkers: number;
+  /** SVC_SCAN_TIMEOUT_SECONDS: a scan running longer is stopped and fails. */
+  scanTimeoutSeconds: number;
   stripe: { secretKey: string | undefined; webhookSecret: string | undefined };
 }
 
@@ -29,6 +33,8 @@ export interface ConfigEnvironment {
   env: Record<string, string | undefined>;
   platform: NodeJS.Platform;
   home: string;
+  /** CPUs the default SVC_SCAN_WORKERS is derived from; default os.availableParallelism(). */
+  parallelism?: number;
 }
 
 /** A configuration mistake the operator must fix; main prints the message and exits without a stack trace. */
@@ -43,6 +49,15 @@ export const DEFAULT_MAIL_FROM = 'svc <no-reply@localhost>';
 export const MIN_JWT_SECRET_LENGTH = 32;
 export const JWT_SECRET_FILE = 'jwt-secret';
 export const DATABASE_FILE = 'svc.db';
+export const DEFAULT_SCAN_TIMEOUT_SECONDS = 300;
+// Upper bounds catch typos (an extra zero) rather than limit real deployments: one worker thread per scan, a day per scan.
+export const MAX_SCAN_WORKERS = 256;
+export const MAX_SCAN_TIMEOUT_SECONDS = 86_400;
+
+/** One CPU stays free for the HTTP side; more than four concurrent scans rarely pays on one machine's disk and network. */
+export function defaultScanWorkers(parallelism: number): number {
+  return Math.max(1, Math.min(4, parallelism - 1));
+}
 
 export function loadConfig(
   flags: ConfigFlags = {},
@@ -82,6 +97,8 @@ export function loadConfig(
     mailFrom: nonEmpty(env['SVC_MAIL_FROM']) ?? DEFAULT_MAIL_FROM,
     trustedProxies,
     scanRoots: parseScanRoots(env['SVC_SCAN_ROOTS'], environment.platform),
+    scanWorkers: parseBoundedInteger(env['SVC_SCAN_WORKERS'], 'SVC_SCAN_WORKERS', defaultScanWorkers(environment.parallelism ?? availableParallelism()), MAX_SCAN_WORKERS),
+    scanTimeoutSeconds: parseBoundedInteger(env['SVC_SCAN_TIMEOUT_SECONDS'], 'SVC_SCAN_TIMEOUT_SECONDS', DEFAULT_SCAN_TIMEOUT_SECONDS, MAX_SCAN_TIMEOUT_SECONDS),
     stripe: {
       secretKey: nonEmpty(env['SVC_STRIPE_SECRET_KEY']),
       webhookSecret: nonEmpty(env['SVC_STRIPE_WEBHOOK_SECRET']),
@@ -107,6 +124,15 @@ function parsePort(value: string | number | undefined, source: string): number {
   // Port 0 asks the OS for a free port; svcd prints the one it got.
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
     throw new ConfigError(`${source} must be a port number from 0 to 65535, got "${String(value)}"`);
+  }
+  return Number(text);
+}
+
+function parseBoundedInteger(value: string | undefined, name: string, fallback: number, max: number): number {
+  const text = nonEmpty(value)?.trim();
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
+    throw new ConfigError(`${name} must be a whole number from 1 to ${max}, got "${value}"`);
   }
   return Number(text);
 }

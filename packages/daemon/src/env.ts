@@ -1,3 +1,4 @@
+import type { BucketStanding } from '@svc/core';
 import type { SessionClaims } from './auth/session.js';
 import type { Services } from './services.js';
 import type { ApiKeyRecord } from './store/repositories.js';
@@ -11,5 +12,7 @@ export interface AppEnv {
     session: SessionClaims;
     /** The calling key, behind requireApiKey. */
     apiKey: ApiKeyRecord;
+    /** The tightest request bucket the credential's middleware counted, for routes that count more (scan submit). */
+    rateLimit: BucketStanding | null;
   };
 }

@@ -5,6 +5,7 @@ import { adminCreateUser, adminMigrate, AdminError, adminOutbox, adminSetTier, a
 import { createApp } from './app.js';
 import { ConfigError, ensureDataDir, loadConfig, loadJwtSecret, type ConfigFlags, type DaemonConfig } from './config.js';
 import { jsonLogger } from './logger.js';
+import { SmtpMailTransport } from './mail/smtp.js';
 import { buildServices, type Services } from './services.js';
 import { migrate, openDatabase, type SqliteDatabase } from './store/database.js';
 
@@ -23,7 +24,17 @@ function open(flags: ConfigFlags): Opened {
   ensureDataDir(config.dataDir);
   const db = openDatabase(config.databasePath);
   migrate(db);
-  const services = buildServices({ db, jwtSecret: loadJwtSecret(config), logger: jsonLogger(), trustedProxies: config.trustedProxies });
+  // Without SVC_SMTP_URL mail goes to the outbox (buildServices' default), where `svcd admin outbox` shows it.
+  const mail = config.smtpUrl === undefined ? undefined : new SmtpMailTransport({ url: config.smtpUrl, from: config.mailFrom });
+  const services = buildServices({
+    db,
+    jwtSecret: loadJwtSecret(config),
+    logger: jsonLogger(),
+    trustedProxies: config.trustedProxies,
+    mail,
+    scanRoots: config.scanRoots,
+    pool: { size: config.scanWorkers, timeoutMs: config.scanTimeoutSeconds * 1000 },
+  });
   return { config, db, services };
 }
 
@@ -39,20 +50,25 @@ function serveDaemon(flags: ConfigFlags): void {
     process.exit(2);
   });
 
+  // Scans queued or left running by the previous process start again now.
+  services.runner.start().catch((error: unknown) => services.logger.error('scan runner did not start', { error: String(error) }));
+
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    services.logger.info('shutting down', { signal });
-    server.close(() => {
-      db.close();
-      process.exit(0);
-    });
-    // Idle keep-alive sockets would hold close() open; busy ones get the grace period.
+    services.logger.info('shutting down', { signal, running_scans: services.runner.running });
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Idle keep-alive sockets would hold close() open; busy ones (open event streams too) get the grace period.
     if ('closeIdleConnections' in server) server.closeIdleConnections();
     setTimeout(() => {
       if ('closeAllConnections' in server) server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS).unref();
+    // Running scans get the same grace to finish; the rest go back to the queue for the next start.
+    void Promise.all([closed, services.runner.stop(SHUTDOWN_GRACE_MS)]).finally(() => {
+      db.close();
+      process.exit(0);
+    });
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -1,10 +1,14 @@
 import { SVC_VERSION, type QuotaStore } from '@svc/core';
 import { SessionTokens } from './auth/session.js';
+import { ScanEventHub } from './jobs/hub.js';
+import { ScanPool, scanWorkerUrl, type ScanPoolOptions } from './jobs/pool.js';
+import { ScanRunner, type ScanExecutor } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import { OutboxMailTransport, type MailTransport } from './mail/transport.js';
 import type { SqliteDatabase } from './store/database.js';
-import type { ApiKeyRepository, LoginCodeRepository, OutboxRepository, UserRepository } from './store/repositories.js';
+import type { ApiKeyRepository, LoginCodeRepository, OutboxRepository, ScanRepository, TeamRepository, UserRepository } from './store/repositories.js';
 import { SqliteQuotaStore } from './store/quota.js';
+import { SqliteRegistryRepository, type RegistryRepository } from './store/registry.js';
 import { sqliteRepositories } from './store/sqlite.js';
 
 /** Everything a handler may use, reached through `c.var.services` (DESIGN.md convention 3): no module globals. */
@@ -14,15 +18,29 @@ export interface Services {
   loginCodes: LoginCodeRepository;
   apiKeys: ApiKeyRepository;
   outbox: OutboxRepository;
+  scans: ScanRepository;
+  teams: TeamRepository;
+  /** The public registry, recent scans and statistics: completed public scans only. */
+  registry: RegistryRepository;
   quota: QuotaStore;
   mail: MailTransport;
   sessions: SessionTokens;
   /** HMAC key for stored sign-in codes (see hashLoginCode). */
   loginCodePepper: string;
+  /** HMAC key that signs pagination cursors of the public lists, so a tampered cursor is refused. */
+  cursorKey: string;
   logger: Logger;
   clock: () => Date;
   /** SVC_TRUSTED_PROXIES, normalised: peers whose X-Forwarded-For is believed. */
   trustedProxies: readonly string[];
+  /** SVC_SCAN_ROOTS: the only local folders a caller may name as a scan input. */
+  scanRoots: readonly string[];
+  /** Moves queued scans through the worker pool; handlers call notify() after queueing. */
+  runner: ScanRunner;
+  /** Fan-out of stored stream events to open SSE connections. */
+  hub: ScanEventHub;
+  /** How often an idle stream sends a comment line (DESIGN.md: 15 s). */
+  streamHeartbeatMs: number;
 }
 
 export interface ServiceOptions {
@@ -32,21 +50,55 @@ export interface ServiceOptions {
   clock?: () => Date;
   mail?: MailTransport;
   trustedProxies?: readonly string[];
+  scanRoots?: readonly string[];
+  /** The worker pool's settings (SVC_SCAN_WORKERS, SVC_SCAN_TIMEOUT_SECONDS); defaults: 1 worker, 300 s. */
+  pool?: Partial<Omit<ScanPoolOptions, 'scanRoots'>>;
+  /** Runs the scans instead of a ScanPool built from `pool` (a test that needs a worker that crashes on purpose). */
+  executor?: ScanExecutor;
+  streamHeartbeatMs?: number;
 }
 
 /** The services of a daemon over one SQLite database; mail goes to the outbox unless a transport is given. */
-export function buildServices({ db, jwtSecret, logger, clock = () => new Date(), mail, trustedProxies = [] }: ServiceOptions): Services {
+export function buildServices({
+  db,
+  jwtSecret,
+  logger,
+  clock = () => new Date(),
+  mail,
+  trustedProxies = [],
+  scanRoots = [],
+  pool = {},
+  executor,
+  streamHeartbeatMs = 15_000,
+}: ServiceOptions): Services {
   const repositories = sqliteRepositories(db);
+  const hub = new ScanEventHub();
+  const poolOptions: ScanPoolOptions = { workerUrl: scanWorkerUrl(), size: 1, timeoutMs: 300_000, ...pool, scanRoots };
+  const runner = new ScanRunner({
+    scans: repositories.scans,
+    // Nothing runs until the runner is started (svcd serving); `svcd admin` builds services without starting it.
+    executor: executor ?? new ScanPool(poolOptions),
+    hub,
+    logger,
+    clock,
+    concurrency: poolOptions.size,
+  });
   return {
     version: SVC_VERSION,
     ...repositories,
+    registry: new SqliteRegistryRepository(db),
     quota: new SqliteQuotaStore(db),
     mail: mail ?? new OutboxMailTransport(repositories.outbox, clock),
     sessions: new SessionTokens(jwtSecret, clock),
     // Derived, not the JWT key itself, so the two uses of the secret cannot be confused with each other.
     loginCodePepper: `login-code:${jwtSecret}`,
+    cursorKey: `cursor:${jwtSecret}`,
     logger,
     clock,
     trustedProxies,
+    scanRoots,
+    runner,
+    hub,
+    streamHeartbeatMs,
   };
 }

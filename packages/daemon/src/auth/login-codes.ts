@@ -1,5 +1,16 @@
 import { randomInt } from 'node:crypto';
-import { hashSecret, normalizeEmail, windowKey, windowReset, type BucketRequest, type WindowKind } from '@svc/core';
+import {
+  hashSecret,
+  normalizeEmail,
+  rateLimited,
+  slash24,
+  windowKey,
+  windowReset,
+  type Blocked,
+  type BucketRequest,
+  type ServiceError,
+  type WindowKind,
+} from '@svc/core';
 
 /** A code lives 10 minutes and survives 5 wrong guesses: 5 in a million is the chance of guessing one. */
 export const LOGIN_CODE_TTL_MS = 10 * 60 * 1000;
@@ -41,4 +52,63 @@ export function loginCodeBuckets(email: string, now: Date): BucketRequest[] {
     subject: 'user',
     tier: 'anonymous',
   }));
+}
+
+type Limits = readonly { window: WindowKind; limit: number }[];
+
+/**
+ * Codes one client address may ask for, whatever the addresses: 10 a minute, 100 a day. The per-address limits
+ * alone let one machine mail a code to every address it knows and then guess against all of them. A person signs
+ * in with one or two codes, so 100 a day still fits an office or a campus behind one NAT address, while one
+ * address can no longer mail more than 100 inboxes a day or open more than 100 codes (500 guesses) to attack.
+ */
+export const LOGIN_IP_LIMITS = [
+  { window: 'minute', limit: 10 },
+  { window: 'day', limit: 100 },
+] as const satisfies Limits;
+
+/**
+ * Verification attempts from one client address, right or wrong: 20 a minute, 200 a day. The per-code limit (5
+ * attempts) protects one account; this one bounds guessing spread over many accounts (for example codes their
+ * owners asked for), where each guess has a one-in-a-million chance: 200 a day keeps that near 2 in 10,000 per
+ * address and day. Twice the login numbers, so a person who mistypes a code a few times is never the one refused.
+ */
+export const VERIFY_IP_LIMITS = [
+  { window: 'minute', limit: 20 },
+  { window: 'day', limit: 200 },
+] as const satisfies Limits;
+
+export type SignInAction = 'login' | 'verify';
+
+/**
+ * The per-client-address buckets of a sign-in request. IPv6 clients are counted by their /64: one host usually
+ * holds a whole /64 and could otherwise take a fresh address, and so a fresh budget, for every request.
+ */
+export function signInIpBuckets(action: SignInAction, ip: string, now: Date): BucketRequest[] {
+  const block = slash24(ip);
+  const subject = block?.endsWith('/64') === true ? block : ip;
+  const limits = action === 'login' ? LOGIN_IP_LIMITS : VERIFY_IP_LIMITS;
+  return limits.map(({ window, limit }) => ({
+    id: `${action}-ip:${encodeURIComponent(subject)}/${windowKey(window, now)}`,
+    limit,
+    window,
+    resetAt: windowReset(window, now),
+    quota: 'requests',
+    subject: 'ip',
+    tier: 'anonymous',
+  }));
+}
+
+/**
+ * The 429 of a sign-in route. The window names the budget that is full: `login_minute`/`login_day` (one
+ * address), `login_ip_minute`/`login_ip_day`, `verify_ip_minute`/`verify_ip_day` (one client address).
+ */
+export function signInRateLimitError(action: SignInAction, blocked: Blocked): ServiceError {
+  return rateLimited({
+    window: `${action}_${blocked.subject === 'ip' ? 'ip_' : ''}${blocked.window}`,
+    tier: 'anonymous',
+    current: blocked.current,
+    limit: blocked.limit,
+    retry_after_seconds: blocked.retryAfterSeconds,
+  });
 }

@@ -54,6 +54,7 @@ export function requireApiKey(required?: Scope) {
       const decision = await quota.consume(plan.buckets, now);
       for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
       if (!decision.allowed) throw rateLimitError(decision.blocked);
+      c.set('rateLimit', decision.tightest);
     }
 
     if ((required !== undefined && !hasScope(key.scopes, required)) || !isAllowed(key.ipAllowlist, c.var.clientIp)) {

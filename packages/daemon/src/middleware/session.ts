@@ -1,4 +1,5 @@
-import { looksLikeApiKey, ServiceError } from '@svc/core';
+import { bucketsFor, looksLikeApiKey, rateLimitError, rateLimitHeaders, ServiceError } from '@svc/core';
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
 
@@ -24,6 +25,32 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
       { credential: 'session' },
     );
   }
-  c.set('session', await c.var.services.sessions.verify(token));
+  const session = await c.var.services.sessions.verify(token);
+  await countSessionRequest(c, session.userId);
+  c.set('session', session);
   await next();
 });
+
+/** The web routes open to anonymous callers (POST /scan): no header is anonymous, a header must be a valid session. */
+export const optionalSession = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.header('authorization') === undefined) return next();
+  return requireSession(c, next);
+});
+
+/**
+ * DESIGN.md "What counts where": a session's requests count toward the per-user cap shared with the user's keys
+ * (8000 per 5 minutes), and toward the cap of the Authorization value itself, like a key's.
+ */
+async function countSessionRequest(c: Context<AppEnv>, userId: string): Promise<void> {
+  const { users, quota, clock } = c.var.services;
+  const user = await users.findById(userId);
+  // A valid token of a deleted account is as good as no token.
+  if (user === undefined) throw new ServiceError('UNAUTHORIZED');
+  const now = clock();
+  const plan = bucketsFor({ kind: 'request', authorization: c.req.header('authorization'), userId, tier: user.tier }, now);
+  if (!plan.ok) return;
+  const decision = await quota.consume(plan.buckets, now);
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  if (!decision.allowed) throw rateLimitError(decision.blocked);
+  c.set('rateLimit', decision.tightest);
+}

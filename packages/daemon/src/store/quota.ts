@@ -10,24 +10,28 @@ export class SqliteQuotaStore implements QuotaStore {
   constructor(private readonly db: SqliteDatabase) {}
 
   async consume(buckets: readonly BucketRequest[], now: Date): Promise<QuotaDecision> {
-    const apply = this.db.transaction(() => {
-      const decision = decideQuota(buckets, this.counts(buckets, now), now);
-      if (decision.allowed) {
-        const bump = this.db.prepare(
-          `INSERT INTO quota_counters (bucket, count, reset_at) VALUES (?, 1, ?)
-           ON CONFLICT (bucket) DO UPDATE SET
-             count = CASE WHEN quota_counters.reset_at > ? THEN quota_counters.count + 1 ELSE 1 END,
-             reset_at = CASE WHEN quota_counters.reset_at > ? THEN quota_counters.reset_at ELSE excluded.reset_at END`,
-        );
-        const nowText = now.toISOString();
-        for (const id of new Set(buckets.map((bucket) => bucket.id))) {
-          const bucket = buckets.find((candidate) => candidate.id === id);
-          if (bucket !== undefined) bump.run(id, bucket.resetAt.toISOString(), nowText, nowText);
-        }
-      }
-      return decision;
-    });
-    return apply.immediate();
+    return this.db.transaction(() => this.consumeInTransaction(buckets, now)).immediate();
+  }
+
+  /**
+   * The decision and increments without a transaction of their own, for a caller that writes more in the same
+   * transaction (a scan is queued only together with its quota, see ScanRepository.submit).
+   */
+  consumeInTransaction(buckets: readonly BucketRequest[], now: Date): QuotaDecision {
+    const decision = decideQuota(buckets, this.counts(buckets, now), now);
+    if (!decision.allowed) return decision;
+    const bump = this.db.prepare(
+      `INSERT INTO quota_counters (bucket, count, reset_at) VALUES (?, 1, ?)
+       ON CONFLICT (bucket) DO UPDATE SET
+         count = CASE WHEN quota_counters.reset_at > ? THEN quota_counters.count + 1 ELSE 1 END,
+         reset_at = CASE WHEN quota_counters.reset_at > ? THEN quota_counters.reset_at ELSE excluded.reset_at END`,
+    );
+    const nowText = now.toISOString();
+    for (const id of new Set(buckets.map((bucket) => bucket.id))) {
+      const bucket = buckets.find((candidate) => candidate.id === id);
+      if (bucket !== undefined) bump.run(id, bucket.resetAt.toISOString(), nowText, nowText);
+    }
+    return decision;
   }
 
   async peek(buckets: readonly BucketRequest[]): Promise<Map<string, number>> {

@@ -1,4 +1,4 @@
-import type { AccountTier } from '@svc/core';
+import type { AccountTier, BucketRequest, QuotaDecision, ScanMode, ScanRun, Severity } from '@svc/core';
 
 // Storage interfaces (DESIGN.md convention 8): async, so a PostgreSQL implementation can sit behind them
 // later. Instants are ISO 8601 strings in UTC; emails are stored normalised (core's normalizeEmail).
@@ -75,4 +75,100 @@ export interface OutboxMessage {
 export interface OutboxRepository {
   add(message: { to: string; subject: string; text: string; now: Date }): Promise<OutboxMessage>;
   list(): Promise<OutboxMessage[]>;
+}
+
+export interface Membership {
+  teamId: string;
+  role: 'owner' | 'admin' | 'member';
+  /** The team's tier is its owner's plan (DESIGN.md). */
+  teamTier: AccountTier;
+}
+
+export interface TeamRepository {
+  /** The caller's team, if any: whose private scans they share (spec 4.6 rule 4) and whose plan may pay. */
+  membershipOf(userId: string): Promise<Membership | undefined>;
+}
+
+export type ScanStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type ScanVisibility = 'public' | 'private';
+
+/** What a completed scan found, kept in columns for lists, the registry and statistics. */
+export interface ScanSummary {
+  source: string | null;
+  package: string | null;
+  version: string | null;
+  score: number;
+  grade: string;
+  counts: Record<Severity, number>;
+  findingsCount: number;
+  toolsCount: number;
+}
+
+export interface ScanRecord {
+  id: string;
+  userId: string | null;
+  orgId: string | null;
+  keyId: string | null;
+  input: string;
+  mode: ScanMode;
+  visibility: ScanVisibility;
+  status: ScanStatus;
+  /** Known from the input at submit (package specs), completed from the report. */
+  source: string | null;
+  package: string | null;
+  version: string | null;
+  summary: Omit<ScanSummary, 'source' | 'package' | 'version'> | null;
+  error: string | null;
+  attempts: number;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export type NewScan = Pick<ScanRecord, 'id' | 'userId' | 'orgId' | 'keyId' | 'input' | 'mode' | 'visibility' | 'source' | 'package' | 'version'>;
+
+/** Position in a newest-first list: the last item of the previous page. */
+export interface ScanCursor {
+  createdAt: string;
+  id: string;
+}
+
+export interface ScanListFilter {
+  visibility: ScanVisibility;
+  /** The caller's own scans… */
+  userId: string;
+  /** …and, when set, every scan paid by this team (spec 4.6 rule 4). */
+  orgId?: string;
+}
+
+export interface StoredScanEvent {
+  seq: number;
+  event: string;
+  data: string;
+}
+
+export interface ScanRepository {
+  /**
+   * Consumes the quota buckets and queues the scan in one transaction: either every bucket has room and the
+   * scan is queued, or nothing is written and the decision says which bucket is full.
+   */
+  submit(input: { scan: NewScan; buckets: readonly BucketRequest[]; now: Date }): Promise<{ decision: QuotaDecision; scan?: ScanRecord }>;
+  findById(id: string): Promise<ScanRecord | undefined>;
+  /** The ScanRun of a completed scan. */
+  result(id: string): Promise<ScanRun | undefined>;
+  /** Newest first; `limit` + 1 rows are read to know whether a next page exists. */
+  list(filter: ScanListFilter, page: { after?: ScanCursor; limit: number }): Promise<{ items: ScanRecord[]; next?: ScanCursor }>;
+  /** The oldest queued scan, now running (attempts + 1); undefined when none is queued. */
+  claimNext(now: Date): Promise<ScanRecord | undefined>;
+  /** Only a running scan completes or fails; false otherwise (e.g. cancelled meanwhile). */
+  complete(input: { id: string; run: ScanRun; summary: ScanSummary; findings: ReadonlyArray<{ ruleId: string; category: string; severity: Severity }>; now: Date }): Promise<boolean>;
+  fail(input: { id: string; message: string; now: Date }): Promise<boolean>;
+  /** A running scan goes back to the queue (shutdown before it finished). */
+  requeue(id: string): Promise<void>;
+  /** At start: scans left running by a daemon that stopped go back to the queue. Returns how many. */
+  requeueInterrupted(): Promise<number>;
+  /** Stores an event of the scan's stream and returns its id (1, 2, …). */
+  appendEvent(input: { scanId: string; event: string; data: string }): Promise<number>;
+  eventsAfter(scanId: string, seq: number): Promise<StoredScanEvent[]>;
+  lastEventSeq(scanId: string): Promise<number>;
 }

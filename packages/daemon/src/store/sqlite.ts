@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { constantTimeEqualHex, normalizeEmail, ServiceError, type AccountTier } from '@svc/core';
 import type { SqliteDatabase } from './database.js';
+import { SqliteScanRepository, SqliteTeamRepository } from './sqlite-scans.js';
 import type {
   ApiKeyRecord,
   ApiKeyRepository,
@@ -258,5 +259,7 @@ export function sqliteRepositories(db: SqliteDatabase) {
     loginCodes: new SqliteLoginCodeRepository(db),
     apiKeys: new SqliteApiKeyRepository(db),
     outbox: new SqliteOutboxRepository(db),
+    scans: new SqliteScanRepository(db),
+    teams: new SqliteTeamRepository(db),
   };
 }

@@ -7,7 +7,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../app.js';
 import type { AppEnv } from '../env.js';
 import type { LogFields, Logger } from '../logger.js';
-import { buildServices, type Services } from '../services.js';
+import { buildServices, type ServiceOptions, type Services } from '../services.js';
 import { migrate, openDatabase, type SqliteDatabase } from '../store/database.js';
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789abcdef0123456789';
@@ -29,6 +29,7 @@ export interface TestServer {
 export async function startTestServer(
   override: (services: Services) => Partial<Services> = () => ({}),
   extend: (app: OpenAPIHono<AppEnv>) => void = () => {},
+  options: Partial<Omit<ServiceOptions, 'db' | 'logger' | 'clock'>> = {},
 ): Promise<TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'svcd-http-'));
   const db = openDatabase(path.join(dir, 'svc.db'));
@@ -39,13 +40,14 @@ export async function startTestServer(
     error: (message, fields = {}) => logs.push({ level: 'error', message, fields }),
   };
   let offsetMs = 0;
-  const base = buildServices({ db, jwtSecret: TEST_JWT_SECRET, logger, clock: () => new Date(Date.now() + offsetMs) });
+  const base = buildServices({ jwtSecret: TEST_JWT_SECRET, ...options, db, logger, clock: () => new Date(Date.now() + offsetMs) });
   const services = { ...base, ...override(base) };
   const app = createApp(services);
   extend(app);
   const server = await new Promise<ServerType>((resolve) => {
     const started: ServerType = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
   });
+  await services.runner.start();
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -56,7 +58,10 @@ export async function startTestServer(
       offsetMs += ms;
     },
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Open event streams would hold close() forever.
+      if ('closeAllConnections' in server) server.closeAllConnections();
+      await Promise.all([closed, services.runner.stop(0)]);
       db.close();
       await rm(dir, { recursive: true, force: true });
     },

@@ -1,4 +1,5 @@
 import init from './0001_init.js';
+import scans from './0002_scans.js';
 
 export interface Migration {
   version: number;
@@ -7,4 +8,7 @@ export interface Migration {
 }
 
 /** In order; `version` is the file's number and what schema_migrations records. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'init', sql: init }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'init', sql: init },
+  { version: 2, name: 'scans', sql: scans },
+];

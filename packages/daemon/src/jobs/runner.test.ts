@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { cp, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Logger } from '../logger.js';
+import { migrate, openDatabase, type SqliteDatabase } from '../store/database.js';
+import type { NewScan } from '../store/repositories.js';
+import { SqliteScanRepository } from '../store/sqlite-scans.js';
+import { ScanEventHub } from './hub.js';
+import { ScanPool, scanWorkerUrl } from './pool.js';
+import { ScanRunner } from './runner.js';
+
+// The runner over a real SQLite file and real worker threads: what a daemon restart does to the queue.
+
+const FIXTURE = fileURLToPath(new URL('../../../../fixtures/servers/poisoned-notes-ts', import.meta.url));
+const BEHAVE_WORKER = new URL('./test-workers/behave.mjs', import.meta.url);
+const quiet: Logger = { info: () => {}, error: () => {} };
+
+let dir: string;
+let databaseFile: string;
+let open: SqliteDatabase[];
+
+beforeEach(async () => {
+  dir = await realpath(await mkdtemp(path.join(tmpdir(), 'svcd-runner-')));
+  databaseFile = path.join(dir, 'svc.db');
+  open = [];
+});
+afterEach(async () => {
+  for (const db of open) db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** One "daemon process": its own connection to the shared file, its own pool and runner. */
+function daemon(workerUrl: URL, scanRoots: readonly string[] = []) {
+  const db = openDatabase(databaseFile);
+  open.push(db);
+  migrate(db);
+  const scans = new SqliteScanRepository(db);
+  const runner = new ScanRunner({
+    scans,
+    executor: new ScanPool({ workerUrl, size: 1, timeoutMs: 60_000, scanRoots }),
+    hub: new ScanEventHub(),
+    logger: quiet,
+    clock: () => new Date(),
+    concurrency: 1,
+  });
+  return { scans, runner };
+}
+
+function newScan(input: string): NewScan {
+  return { id: randomUUID(), userId: null, orgId: null, keyId: null, input, mode: 'fast', visibility: 'public', source: null, package: null, version: null };
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('ScanRunner', () => {
+  it('runs, at the next start, the scans a stopped daemon left queued or running', async () => {
+    const root = path.join(dir, 'root');
+    await cp(FIXTURE, path.join(root, 'server'), { recursive: true });
+    const first = daemon(scanWorkerUrl(), [root]);
+    const leftRunning = await first.scans.submit({ scan: newScan(path.join(root, 'server')), buckets: [], now: new Date() });
+    const leftQueued = await first.scans.submit({ scan: newScan(path.join(root, 'server')), buckets: [], now: new Date(Date.now() + 1) });
+    // The first daemon claimed one and died before finishing it (no runner ever started here).
+    expect((await first.scans.claimNext(new Date()))?.id).toBe(leftRunning.scan!.id);
+
+    const second = daemon(scanWorkerUrl(), [root]);
+    await second.runner.start();
+    await until(async () => (await second.scans.findById(leftRunning.scan!.id))?.status === 'completed' && (await second.scans.findById(leftQueued.scan!.id))?.status === 'completed');
+    const rerun = await second.scans.findById(leftRunning.scan!.id);
+    expect(rerun?.attempts).toBe(2);
+    expect(rerun?.summary?.findingsCount).toBeGreaterThan(0);
+    // The events of the interrupted attempt stay; the rerun appends after them and ends with one `completed`.
+    const events = await second.scans.eventsAfter(leftRunning.scan!.id, 0);
+    expect(events.filter((event) => event.event === 'completed')).toHaveLength(1);
+    await second.runner.stop(0);
+  });
+
+  it('puts a scan still running at shutdown back in the queue after the grace period, and the next daemon runs it', async () => {
+    const first = daemon(BEHAVE_WORKER);
+    const { scan } = await first.scans.submit({ scan: newScan('npm:sleep-1500'), buckets: [], now: new Date() });
+    await first.runner.start();
+    await until(async () => (await first.scans.findById(scan!.id))?.status === 'running');
+    await first.runner.stop(100);
+    expect(await first.scans.findById(scan!.id)).toMatchObject({ status: 'queued', attempts: 1, startedAt: null });
+
+    const second = daemon(BEHAVE_WORKER);
+    await second.runner.start();
+    // The stand-in worker's run has only a target error, so the scan fails, after its second attempt.
+    await until(async () => (await second.scans.findById(scan!.id))?.status === 'failed');
+    expect(await second.scans.findById(scan!.id)).toMatchObject({ attempts: 2, error: 'npm:sleep-1500: fake' });
+    await second.runner.stop(0);
+  });
+
+  it('lets a running scan finish inside the grace period', async () => {
+    const { scans, runner } = daemon(BEHAVE_WORKER);
+    const { scan } = await scans.submit({ scan: newScan('npm:sleep-300'), buckets: [], now: new Date() });
+    await runner.start();
+    await until(async () => (await scans.findById(scan!.id))?.status === 'running');
+    await runner.stop(5_000);
+    expect((await scans.findById(scan!.id))?.status).toBe('failed');
+    expect(runner.running).toBe(0);
+  });
+});

@@ -1,0 +1,162 @@
+import type { ScanEvent } from '@svc/core';
+import type { Logger } from '../logger.js';
+import { scanView } from '../scan-view.js';
+import type { ScanRecord, ScanRepository } from '../store/repositories.js';
+import type { ScanEventHub } from './hub.js';
+import type { ScanJob, ScanOutcome } from './pool.js';
+import { summarizeRun } from './summary.js';
+
+/** The part of ScanPool the runner uses; the pool decides how a scan is isolated and bounded. */
+export interface ScanExecutor {
+  run(job: ScanJob, hooks?: { onEvent?: (event: ScanEvent) => void; signal?: AbortSignal }): Promise<ScanOutcome>;
+  close(): Promise<void>;
+}
+
+export interface ScanRunnerOptions {
+  scans: ScanRepository;
+  executor: ScanExecutor;
+  hub: ScanEventHub;
+  logger: Logger;
+  clock: () => Date;
+  /** Scans claimed from the queue at once; the pool's size, so a claimed scan never waits for a worker. */
+  concurrency: number;
+}
+
+/** The stream's event kinds after the first `snapshot` (DESIGN.md "SSE"). */
+export type StreamEventKind = 'progress' | 'finding' | 'completed' | 'failed';
+
+/**
+ * Moves scans from the SQLite queue through the executor: claims the oldest queued scan whenever a slot is free,
+ * stores and publishes its stream events in order, and records the result. The queue lives in the database, so
+ * scans queued or running when the daemon stops run again at the next start (`start` re-queues the running
+ * ones). Handlers only insert and call `notify`; nothing here runs on a request's path.
+ */
+export class ScanRunner {
+  private readonly inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private stopping = false;
+  private pumping = false;
+
+  constructor(private readonly options: ScanRunnerOptions) {}
+
+  async start(): Promise<void> {
+    const requeued = await this.options.scans.requeueInterrupted();
+    if (requeued > 0) this.options.logger.info('re-queued scans interrupted by a restart', { scans: requeued });
+    this.notify();
+  }
+
+  /** A scan was queued (or a slot came free): claim as many as there are free slots. */
+  notify(): void {
+    void this.pump();
+  }
+
+  get running(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Stops claiming, lets running scans finish for up to `graceMs`, then aborts the rest, which go back to the
+   * queue for the next start. Resolves when every scan has been recorded and the executor is closed.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const all = () => Promise.all([...this.inFlight.values()].map((job) => job.done));
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([all(), graceOver]);
+    clearTimeout(timer);
+    for (const job of this.inFlight.values()) job.abort.abort();
+    await all();
+    await this.options.executor.close();
+  }
+
+  private async pump(): Promise<void> {
+    // One pump at a time: two concurrent ones could both see a free slot and overfill the pool.
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (!this.stopping && this.inFlight.size < this.options.concurrency) {
+        const scan = await this.options.scans.claimNext(this.options.clock());
+        if (scan === undefined) break;
+        const abort = new AbortController();
+        const done = this.execute(scan, abort.signal)
+          .catch((error: unknown) => {
+            this.options.logger.error('scan runner error', { scan_id: scan.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+          })
+          .finally(() => {
+            this.inFlight.delete(scan.id);
+            this.notify();
+          });
+        this.inFlight.set(scan.id, { abort, done });
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private async execute(scan: ScanRecord, signal: AbortSignal): Promise<void> {
+    const { scans, executor, logger, clock } = this.options;
+    // Events are stored one after another in arrival order; the terminal event waits for all of them.
+    let stored = Promise.resolve();
+    const emit = (kind: StreamEventKind, data: unknown) => {
+      stored = stored.then(() => this.store(scan.id, kind, data));
+      return stored;
+    };
+    const started = performance.now();
+    const outcome = await executor.run(
+      { scanId: scan.id, input: scan.input, mode: scan.mode },
+      { signal, onEvent: (event) => void streamEvent(event, emit) },
+    );
+    await stored;
+
+    if (!outcome.ok && outcome.reason === 'aborted') {
+      await scans.requeue(scan.id);
+      logger.info('scan re-queued at shutdown', { scan_id: scan.id });
+      return;
+    }
+    const now = clock();
+    const ms = Math.round(performance.now() - started);
+    if (outcome.ok && outcome.run.reports.length > 0) {
+      const { summary, findings } = summarizeRun(outcome.run, scan);
+      if (await scans.complete({ id: scan.id, run: outcome.run, summary, findings, now })) {
+        logger.info('scan completed', { scan_id: scan.id, ms, findings: findings.length });
+      }
+    } else {
+      // A run whose every target failed (no such package, refused path) is a failed scan with the targets' reasons.
+      const message = outcome.ok ? outcome.run.errors.map((error) => `${error.input}: ${error.message}`).join('; ') : outcome.message;
+      if (await scans.fail({ id: scan.id, message: message || 'the scan produced no report', now })) {
+        logger.info('scan failed', { scan_id: scan.id, ms, reason: outcome.ok ? 'no report' : outcome.reason });
+      }
+    }
+    const final = await scans.findById(scan.id);
+    if (final !== undefined && (final.status === 'completed' || final.status === 'failed')) {
+      // Anyone may follow a public scan's stream, so its stored events carry the public view.
+      await emit(final.status, { scan: scanView(final, { insider: final.visibility === 'private' }) });
+    }
+  }
+
+  private async store(scanId: string, event: StreamEventKind, payload: unknown): Promise<void> {
+    const data = JSON.stringify(payload);
+    const seq = await this.options.scans.appendEvent({ scanId, event, data });
+    this.options.hub.publish(scanId, { seq, event, data });
+  }
+}
+
+/**
+ * Engine events as stream events: stage changes and per-file progress become `progress`, findings `finding`.
+ * Per-target reports and errors are not streamed one by one: they are in the terminal event's scan record and
+ * in the result.
+ */
+function streamEvent(event: ScanEvent, emit: (kind: StreamEventKind, data: unknown) => Promise<void>): Promise<void> | undefined {
+  switch (event.type) {
+    case 'stage':
+      return emit('progress', { target: event.target, stage: event.stage });
+    case 'progress':
+      return emit('progress', { target: event.target, stage: event.stage, done: event.done, total: event.total });
+    case 'finding':
+      return emit('finding', { target: event.target, finding: event.finding });
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,139 @@
+// One scan in its own worker thread (started by ScanPool, one thread per job): a crash, an out-of-memory or a runaway
+// loop here ends this thread only. Events go to the parent as they happen (progress throttled), then the ScanRun.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import {
+  expandTarget,
+  REPORT_SCHEMA_VERSION,
+  scanTarget,
+  SVC_VERSION,
+  targetLabel,
+  TargetError,
+  type ScanEvent,
+  type ScanRun,
+  type ScanTarget,
+} from '@svc/core';
+import { checkExpandedTarget, checkScanInput } from './input-policy.js';
+import type { WorkerInput, WorkerMessage } from './pool.js';
+
+// Progress for one target and stage at most this often; the last one of a stage always follows.
+const PROGRESS_INTERVAL_MS = 100;
+
+const port = parentPort;
+if (!port) throw new Error('scan-worker.js runs only as a worker thread of svcd');
+const job = workerData as WorkerInput;
+
+function post(message: WorkerMessage): void {
+  try {
+    port?.postMessage(message);
+  } catch {
+    // Scan data is plain JSON; should anything unclonable slip in, a JSON round trip strips it.
+    port?.postMessage(JSON.parse(JSON.stringify(message)) as WorkerMessage);
+  }
+}
+
+interface Pending {
+  event: ScanEvent;
+  timer: NodeJS.Timeout;
+}
+
+/** Passes every event at once except progress, which is held back per target+stage and sent at most every 100 ms. */
+function createThrottle(send: (event: ScanEvent) => void): { emit: (event: ScanEvent) => void; flush: () => void } {
+  const lastSent = new Map<string, number>();
+  const pending = new Map<string, Pending>();
+  const flushKey = (key: string) => {
+    const held = pending.get(key);
+    if (!held) return;
+    clearTimeout(held.timer);
+    pending.delete(key);
+    lastSent.set(key, Date.now());
+    send(held.event);
+  };
+  const flushTarget = (target: string) => {
+    for (const key of [...pending.keys()]) if (key.startsWith(`${target}\0`)) flushKey(key);
+  };
+  return {
+    emit(event) {
+      if (event.type !== 'progress') {
+        // Whatever comes next (a new stage, a finding, done) must not overtake the stage's last progress.
+        flushTarget(event.target);
+        send(event);
+        return;
+      }
+      const key = `${event.target}\0${event.stage}`;
+      const wait = (lastSent.get(key) ?? 0) + PROGRESS_INTERVAL_MS - Date.now();
+      const held = pending.get(key);
+      if (wait <= 0 && !held) {
+        lastSent.set(key, Date.now());
+        send(event);
+        return;
+      }
+      if (held) {
+        held.event = event;
+        return;
+      }
+      pending.set(key, { event, timer: setTimeout(() => flushKey(key), Math.max(wait, 0)) });
+    },
+    flush() {
+      for (const key of [...pending.keys()]) flushKey(key);
+    },
+  };
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof TargetError) return error.reason;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+async function main(): Promise<void> {
+  const checked = checkScanInput(job.input, job.scanRoots);
+  if (!checked.ok) {
+    post({ type: 'refused', message: checked.message });
+    return;
+  }
+  const throttle = createThrottle((event) => post({ type: 'event', event }));
+  const options = {
+    mode: job.mode,
+    onEvent: throttle.emit,
+    source: { ...job.source, tempRoot: job.tempDir },
+  };
+  const run: ScanRun = {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generator: { name: 'svc', version: SVC_VERSION },
+    reports: [],
+    errors: [],
+  };
+  const fail = (input: string, message: string) => {
+    run.errors.push({ input, message });
+    throttle.emit({ type: 'error', target: input, message });
+  };
+
+  // core's scanInputs would parse the input again with the daemon's cwd and could not refuse a config's targets
+  // outside the roots, so this is its loop with both checks in it.
+  let targets: ScanTarget[] = [];
+  try {
+    targets = await expandTarget(checked.target);
+  } catch (error) {
+    fail(job.input, describeError(error));
+  }
+  for (const target of targets) {
+    const label = targetLabel(target);
+    const allowed = checkExpandedTarget(target, job.scanRoots);
+    if (!allowed.ok) {
+      fail(label, allowed.message);
+      continue;
+    }
+    try {
+      run.reports.push(await scanTarget(allowed.target, options));
+    } catch (error) {
+      fail(label, describeError(error));
+    }
+  }
+  throttle.flush();
+  post({ type: 'result', run });
+}
+
+main().catch((error: unknown) => {
+  post({ type: 'failed', message: describeError(error) });
+});

@@ -1,0 +1,35 @@
+import { ServiceError, successEnvelope } from '@svc/core';
+import { createRoute, z } from '@hono/zod-openapi';
+import { createRouter, envelope, errorResponses, jsonContent } from '../openapi.js';
+import { REGISTRY_SOURCES } from '../store/registry.js';
+import { toVersionJson, versionEntrySchema } from './registry.js';
+
+// Spec 4.4: an unversioned web route, so its success body is the envelope (DESIGN.md "Bodies"), unlike the
+// /api/v1 registry record that carries the same versions list as bare data.
+
+const versions = createRoute({
+  method: 'get',
+  path: '/versions',
+  summary: 'Version history of a package',
+  description: [
+    'Every version of the package with a completed public scan, newest scan first: the latest scan of each version and how many public scans that version has. Private and unfinished scans never count.',
+    'Both `source` (npm, pypi, git) and `package` are required (400 INVALID_FIELD naming the field); a package without a completed public scan is 404 NOT_FOUND. No credential is needed or read.',
+  ].join('\n\n'),
+  request: {
+    query: z.object({
+      source: z.enum(REGISTRY_SOURCES, { error: `source must be one of ${REGISTRY_SOURCES.join(', ')}` }),
+      package: z.string({ error: 'package is required' }).min(1, { error: 'package is required' }).max(300, { error: 'package is too long' }),
+    }),
+  },
+  responses: {
+    200: jsonContent(envelope(z.object({ source: z.enum(REGISTRY_SOURCES), package: z.string(), versions: z.array(versionEntrySchema) })), 'The versions'),
+    ...errorResponses('INVALID_FIELD', 'NOT_FOUND', 'INTERNAL_ERROR'),
+  },
+});
+
+export const versionRoutes = createRouter().openapi(versions, async (c) => {
+  const { source, package: name } = c.req.valid('query');
+  const list = await c.var.services.registry.versions(source, name);
+  if (list.length === 0) throw new ServiceError('NOT_FOUND', 'No completed public scan of this package.');
+  return c.json(successEnvelope({ source, package: name, versions: list.map(toVersionJson) }), 200);
+});
