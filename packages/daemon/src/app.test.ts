@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from './app.js';
 import { SessionTokens } from './auth/session.js';
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from './test/server.js';
+import { expectError } from './test/http.js';
 
 let server: TestServer;
 
@@ -24,16 +25,6 @@ function post(path: string, body: unknown, headers: Record<string, string> = {})
 
 function getMe(token: string) {
   return fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${token}` } });
-}
-
-async function expectError(response: Response, status: number, code: string) {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/application\/json/);
-  const body = (await response.json()) as { success: boolean; error: { code: string; message: string; details?: Record<string, unknown> } };
-  expect(body.success).toBe(false);
-  expect(body.error.code).toBe(code);
-  expect(Object.keys(body)).toEqual(['success', 'error']);
-  return body.error;
 }
 
 /** The code of the last sign-in mail to an address, read from the outbox table as an operator would. */

@@ -4,6 +4,7 @@ import { MailDeliveryError, SmtpMailTransport } from '../mail/smtp.js';
 import type { MailMessage, MailTransport } from '../mail/transport.js';
 import { startTestServer, type TestServer } from '../test/server.js';
 import { codeFromMail, startTestSmtpServer, type TestSmtpServer } from '../test/smtp.js';
+import { expectError } from '../test/http.js';
 
 let server: TestServer | undefined;
 let smtp: TestSmtpServer | undefined;
@@ -26,20 +27,6 @@ function post(path: string, body: unknown, from?: string) {
     headers: { 'content-type': 'application/json', ...(from === undefined ? {} : { 'x-forwarded-for': from }) },
     body: JSON.stringify(body),
   });
-}
-
-interface ErrorBody {
-  success: false;
-  error: { code: string; message: string; details?: Record<string, unknown> };
-}
-
-async function expectError(response: Response, status: number, code: string): Promise<ErrorBody['error']> {
-  expect(response.status).toBe(status);
-  const body = (await response.json()) as ErrorBody;
-  expect(Object.keys(body)).toEqual(['success', 'error']);
-  expect(body.success).toBe(false);
-  expect(body.error.code).toBe(code);
-  return body.error;
 }
 
 async function expectRateLimited(response: Response, window: string, limit: number): Promise<void> {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireApiKey } from '../middleware/api-key.js';
 import type { ApiKeyRepository } from '../store/repositories.js';
 import { startTestServer, type TestServer } from '../test/server.js';
+import { expectError, type ErrorBody } from '../test/http.js';
 
 let server: TestServer;
 /** findByHash calls, to show which refusals happen before any key lookup. */
@@ -35,19 +36,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
 });
-
-interface ErrorBody {
-  success: false;
-  error: { code: string; message: string; details?: Record<string, unknown> };
-}
-
-async function expectError(response: Response, status: number, code: string): Promise<ErrorBody['error']> {
-  expect(response.status).toBe(status);
-  const body = (await response.json()) as ErrorBody;
-  expect(body.success).toBe(false);
-  expect(body.error.code).toBe(code);
-  return body.error;
-}
 
 async function userWithSession(tier: AccountTier, email = `${randomUUID()}@example.com`) {
   const user = await server.services.users.create({ email, tier, now: server.services.clock() });

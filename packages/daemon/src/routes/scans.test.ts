@@ -38,6 +38,11 @@ async function start(options: Parameters<typeof startTestServer>[2] = {}): Promi
   return server;
 }
 
+/** Moves the daemon's clock to the first second of the next minute, so a burst test never straddles two minutes. */
+function toStartOfMinute(): void {
+  server.advance(60_000 - (server.services.clock().getTime() % 60_000) + 1_000);
+}
+
 async function paidKey(tier: 'dev' | 'team' | 'business' = 'dev', scopes?: string[]) {
   const { user, token } = await userWithSession(server, tier);
   const { key, id } = await createKey(server, token, scopes === undefined ? {} : { scopes });
@@ -128,6 +133,7 @@ describe('POST /api/v1/scan', () => {
 
   it('gives at most the burst of the tier to concurrent submissions, never more (10 a minute on dev)', async () => {
     await start();
+    toStartOfMinute();
     const { key } = await paidKey('dev');
     const responses = await Promise.all(
       Array.from({ length: 16 }, () => call(server, 'POST', '/api/v1/scan', key, { input: clean, mode: 'fast', visibility: 'private' })),
@@ -145,6 +151,7 @@ describe('POST /api/v1/scan', () => {
 
   it("shares one user budget across the user's keys: more keys never raise the quota (spec 8.3 rule 2)", async () => {
     await start();
+    toStartOfMinute();
     const { session, key } = await paidKey('dev');
     const second = await createKey(server, session, { label: 'second' });
     for (let i = 0; i < 5; i++) expect((await call(server, 'POST', '/api/v1/scan', key, { input: clean })).status).toBe(202);
@@ -230,6 +237,7 @@ describe('POST /api/v1/scan', () => {
 describe('POST /scan (web)', () => {
   it('lets anonymous callers run 3 a minute and 10 a day per IP, with the spec 7.3 body', async () => {
     await start({ trustedProxies: ['127.0.0.1/32'] });
+    toStartOfMinute();
     const submit = (ip: string) => call(server, 'POST', '/scan', undefined, { input: clean, visibility: 'public' }, { 'x-forwarded-for': ip });
     for (let i = 0; i < 3; i++) expect((await submit('203.0.113.7')).status).toBe(202);
     const limited = await submit('203.0.113.7');

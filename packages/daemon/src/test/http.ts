@@ -11,10 +11,13 @@ export interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
 }
 
+/** The response is exactly the error envelope of spec 2.1 with this status and code; returns its `error`. */
 export async function expectError(response: Response, status: number, code: string): Promise<ErrorBody['error']> {
+  expect(response.headers.get('content-type')).toMatch(/application\/json/);
   const body = (await response.json()) as ErrorBody;
   expect({ status: response.status, code: body.error.code }).toEqual({ status, code });
   expect(body.success).toBe(false);
+  expect(Object.keys(body)).toEqual(['success', 'error']);
   return body.error;
 }
 
