@@ -1,0 +1,40 @@
+import { EXIT } from '../exit-codes.js';
+import type { CommandIo } from '../terminal.js';
+import { ApiError, ServerUnreachableError } from './api-client.js';
+
+/** A failure the user fixes (not signed in, no keychain, a bad flag): one line on stderr, exit 2, no stack. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}
+
+/**
+ * The one line a failed account, team, billing or remote-scan command prints: the server's message and code, and
+ * for a 429 the wait and the limit from `error.details` (spec 7.3). Undefined for errors that are bugs.
+ */
+export function failureLine(error: unknown): string | undefined {
+  if (error instanceof ApiError) {
+    const details = error.details ?? {};
+    if (error.code === 'RATE_LIMITED' && typeof details['limit'] === 'number') {
+      const wait = error.retryAfterSeconds ?? details['retry_after_seconds'];
+      return `${error.message} (RATE_LIMITED: ${String(details['current'])} of ${details['limit']} in the ${String(details['window'])} window on the ${String(details['tier'])} tier; retry in ${String(wait)} s)`;
+    }
+    return `${error.message} (${error.code})`;
+  }
+  if (error instanceof ServerUnreachableError || error instanceof CliError) return error.message;
+  return undefined;
+}
+
+/**
+ * Runs a command that talks to a server and maps its failures to one line and exit 2 (DESIGN.md convention 7):
+ * daemon errors are shown as their message and code, never as a stack trace. Anything else is a bug and is rethrown.
+ */
+export async function runCommand(io: CommandIo, action: () => Promise<number | void>): Promise<number> {
+  try {
+    return (await action()) ?? EXIT.clean;
+  } catch (error) {
+    const line = failureLine(error);
+    if (line === undefined) throw error;
+    io.stderr.write(`svc: ${line}\n`);
+    return EXIT.error;
+  }
+}
