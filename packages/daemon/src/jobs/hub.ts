@@ -9,6 +9,28 @@ export type ScanEventSubscriber = (event: StoredScanEvent) => void;
  */
 export class ScanEventHub {
   private readonly subscribers = new Map<string, Set<ScanEventSubscriber>>();
+  private readonly openByClient = new Map<string, number>();
+
+  /**
+   * Takes one of a client's stream slots; false when it already holds `limit` open streams. Streams are open to
+   * anyone and each holds a connection and a timer, so one address must not be able to open them without end.
+   */
+  openStream(client: string, limit: number): boolean {
+    const open = this.openByClient.get(client) ?? 0;
+    if (open >= limit) return false;
+    this.openByClient.set(client, open + 1);
+    return true;
+  }
+
+  closeStream(client: string): void {
+    const open = (this.openByClient.get(client) ?? 1) - 1;
+    if (open <= 0) this.openByClient.delete(client);
+    else this.openByClient.set(client, open);
+  }
+
+  streamsOf(client: string): number {
+    return this.openByClient.get(client) ?? 0;
+  }
 
   subscribe(scanId: string, subscriber: ScanEventSubscriber): () => void {
     let set = this.subscribers.get(scanId);

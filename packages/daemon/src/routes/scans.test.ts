@@ -421,6 +421,32 @@ describe('GET /scan/{id}/stream', () => {
   });
 });
 
+describe('open stream cap', () => {
+  it('lets one client address hold 20 open streams, answers 429 to the 21st, and frees the slot on disconnect', async () => {
+    await start({ pool: { workerUrl: BEHAVE_WORKER } });
+    const { token } = await userWithSession(server, 'dev');
+    const scan = ((await (await call(server, 'POST', '/scan', token, { input: 'npm:sleep-5000', visibility: 'public' })).json()) as { data: ScanView }).data;
+    const controllers = Array.from({ length: 20 }, () => new AbortController());
+    const open = await Promise.all(controllers.map((controller) => fetch(`${server.url}/scan/${scan.id}/stream`, { signal: controller.signal })));
+    expect(open.map((response) => response.status)).toEqual(Array(20).fill(200));
+    const refused = await call(server, 'GET', `/scan/${scan.id}/stream`);
+    expect((await expectError(refused, 429, 'RATE_LIMITED')).details).toMatchObject({ window: 'open_streams', limit: 20, current: 20 });
+    expect(refused.headers.get('retry-after')).toBe('5');
+    controllers[0]!.abort();
+    await open[0]!.body?.cancel().catch(() => {});
+    const deadline = Date.now() + 5_000;
+    let again = await call(server, 'GET', `/scan/${scan.id}/stream`);
+    while (again.status === 429 && Date.now() < deadline) {
+      await again.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      again = await call(server, 'GET', `/scan/${scan.id}/stream`);
+    }
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
+    for (const controller of controllers) controller.abort();
+  });
+});
+
 describe('isolation', () => {
   it('fails a scan whose worker crashes or runs out of time, and keeps serving', async () => {
     await start({ pool: { workerUrl: BEHAVE_WORKER, timeoutMs: 500 } });

@@ -3,6 +3,7 @@ import {
   bucketsFor,
   effectiveTier,
   invalidField,
+  rateLimited,
   rateLimitError,
   rateLimitHeaders,
   ServiceError,
@@ -140,7 +141,7 @@ const stream = createRoute({
   description:
     'A fresh connection gets `snapshot` first ({scan, progress, findings}: the state so far), then `progress` ({target, stage, done?, total?}), `finding` ({target, finding}) and finally `completed` or `failed` ({scan}), after which the stream ends; ' +
     'a scan that already ended gets the snapshot and its final event. Every event but the snapshot replays from its id: reconnect with `Last-Event-ID` to get exactly the events missed (no snapshot then). ' +
-    'A comment line is sent every 15 s so proxies keep the connection open. Public scans for everyone; a private scan needs the Authorization of its owner or a member of the team that paid (a session token, or an API key with scan:get).',
+    'A comment line is sent every 15 s so proxies keep the connection open. One client address may hold 20 streams open at once; more is 429 RATE_LIMITED (window `open_streams`). Public scans for everyone; a private scan needs the Authorization of its owner or a member of the team that paid (a session token, or an API key with scan:get).',
   security: [...SESSION_SECURITY, ...API_KEY_SECURITY, {}],
   middleware: [optionalCredential('scan:get')] as const,
   request: { params: scanIdParam },
@@ -229,7 +230,18 @@ export const scanRoutes = createRouter()
   .openapi(stream, async (c) => {
     const { scan, insider } = await visibleScan(c, c.req.valid('param').id);
     const resumeFrom = parseLastEventId(c.req.header('last-event-id'));
-    return streamSSE(c, (sse) => followScan(c, sse, scan.id, { resumeFrom, insider })) as never;
+    const { hub } = c.var.services;
+    const client = c.var.clientIp;
+    if (!hub.openStream(client, MAX_STREAMS_PER_CLIENT)) {
+      throw rateLimited({ window: 'open_streams', tier: 'anonymous', current: hub.streamsOf(client), limit: MAX_STREAMS_PER_CLIENT, retry_after_seconds: 5 });
+    }
+    return streamSSE(c, async (sse) => {
+      try {
+        await followScan(c, sse, scan.id, { resumeFrom, insider });
+      } finally {
+        hub.closeStream(client);
+      }
+    }) as never;
   })
   .openapi(consensus, async (c) => {
     const { scan } = await visibleScan(c, c.req.valid('param').id);
@@ -375,6 +387,9 @@ function panelVotes(scanId: string, run: ScanRun) {
 // ---- the event stream ----
 
 const TERMINAL_EVENTS = new Set(['completed', 'failed']);
+
+/** Open streams one client address may hold at once (a browser tab per scan, a CI job per scan); more is 429. */
+export const MAX_STREAMS_PER_CLIENT = 20;
 
 /** A Last-Event-ID we issued is a positive integer; anything else is treated as a fresh connection. */
 function parseLastEventId(header: string | undefined): number | undefined {
