@@ -206,6 +206,7 @@ describe('edge rule', () => {
     const sameUser = blockedOf(await submit(store, { ...request, authorization: 'Bearer svc_two' }, clock.now()));
     expect(sameUser).toMatchObject({ subject: 'user', current: 8000 });
     expect(rateLimitDetails(sameUser).window).toBe('user_requests');
+    expect(rateLimitDetails({ ...sameUser, subject: 'ip' }).window).toBe('ip_requests');
     // …but another user is not.
     expect((await submit(store, { kind: 'request', authorization: 'Bearer svc_three', userId: 'u2' }, clock.now())).allowed).toBe(true);
 

@@ -201,7 +201,8 @@ function detailsWindow({ quota, window, subject }: Blocked): string {
     case 'scans':
       return window;
     case 'requests':
-      return subject === 'user' ? 'user_requests' : 'edge';
+      if (subject === 'user') return 'user_requests';
+      return subject === 'ip' ? 'ip_requests' : 'edge';
     default:
       return `${quota}_${window}`;
   }

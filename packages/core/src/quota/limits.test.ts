@@ -129,6 +129,12 @@ describe('bucketsFor requests', () => {
     expect(bucketsFor({ kind: 'request' }, now)).toEqual({ ok: true, buckets: [] });
   });
 
+  it('counts a caller without a credential by its address, with the same cap', () => {
+    const result = bucketsFor({ kind: 'request', ip: '2001:db8::1' }, now);
+    expect(result.ok && summary(result.buckets)).toEqual(['ip requests five_minutes 8000']);
+    expect(result.ok && result.buckets[0]?.id).toBe('ip:2001%3Adb8%3A%3A1/requests/five_minutes:2026-11-23T10:15');
+  });
+
   it('keeps different Authorization values apart', () => {
     const ids = ['Bearer a', 'Bearer b'].map((authorization) => {
       const result = bucketsFor({ kind: 'request', authorization }, now);

@@ -47,7 +47,8 @@ export const SCAN_LIMITS: Readonly<Record<Tier, TierScanLimits>> = {
 
 /**
  * Spec 8.3 rule 4 and DESIGN.md: per Authorization value on /api/v1/*, and
- * per user across all of the user's keys and the web UI, whatever the tier.
+ * per user across all of the user's keys and the web UI, whatever the tier;
+ * and per client address for callers without a credential on open routes.
  */
 export const REQUEST_LIMIT = { limit: 8000, window: 'five_minutes' } as const satisfies { limit: number; window: WindowKind };
 
@@ -81,6 +82,8 @@ export interface ApiRequest {
   /** The raw Authorization header value; only its hash is kept in bucket ids. */
   authorization?: string;
   userId?: string;
+  /** A caller without a credential on an open route: counted per client address with the same cap. */
+  ip?: string;
   /**
    * Only named in the 429 details; the numbers do not depend on it. A caller
    * not identified yet (the edge rule runs before the credential is checked)
@@ -180,6 +183,7 @@ function requestBuckets(request: ApiRequest, now: Date): BucketRequest[] {
     buckets.push(bucket('authorization', digest, 'requests', window, limit, tier, now));
   }
   if (request.userId !== undefined) buckets.push(bucket('user', request.userId, 'requests', window, limit, tier, now));
+  if (request.ip !== undefined) buckets.push(bucket('ip', request.ip, 'requests', window, limit, tier, now));
   return buckets;
 }
 

@@ -8,6 +8,7 @@ describe('windowKey', () => {
     const now = at('2026-11-23T04:57:31.250Z');
     expect(windowKey('minute', now)).toBe('minute:2026-11-23T04:57');
     expect(windowKey('five_minutes', now)).toBe('five_minutes:2026-11-23T04:55');
+    expect(windowKey('hour', now)).toBe('hour:2026-11-23T04');
     expect(windowKey('day', now)).toBe('day:2026-11-23');
     expect(windowKey('week', now)).toBe('week:2026-W48');
     expect(windowKey('month', now)).toBe('month:2026-11');
@@ -99,6 +100,16 @@ describe('ISO weeks', () => {
       const thursdayYear = new Date(monday + 3 * 86_400_000).getUTCFullYear();
       expected = thursdayYear !== expected.year ? { year: thursdayYear, week: 1 } : { year: expected.year, week: expected.week + 1 };
     }
+  });
+});
+
+describe('hour windows', () => {
+  it('are UTC clock hours', () => {
+    expect(windowStart('hour', at('2026-11-23T04:59:59.999Z'))).toEqual(at('2026-11-23T04:00:00Z'));
+    expect(windowReset('hour', at('2026-11-23T04:59:59.999Z'))).toEqual(at('2026-11-23T05:00:00Z'));
+    expect(windowKey('hour', at('2026-11-23T05:00:00Z'))).toBe('hour:2026-11-23T05');
+    // The last hour of a day rolls over into the next day.
+    expect(windowReset('hour', at('2026-12-31T23:30:00Z'))).toEqual(at('2027-01-01T00:00:00Z'));
   });
 });
 

@@ -13,12 +13,13 @@
 // admit at most twice the limit across one boundary, which is fine for a
 // rule whose purpose is to stop runaway clients, not to meter them.
 
-export const WINDOW_KINDS = ['minute', 'five_minutes', 'day', 'week', 'month'] as const;
+export const WINDOW_KINDS = ['minute', 'five_minutes', 'hour', 'day', 'week', 'month'] as const;
 export type WindowKind = (typeof WINDOW_KINDS)[number];
 
 const MINUTE_MS = 60_000;
 const FIVE_MINUTES_MS = 5 * MINUTE_MS;
-const DAY_MS = 24 * 60 * MINUTE_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
 
 /** The instant the window containing `now` began (inclusive). */
 export function windowStart(kind: WindowKind, now: Date): Date {
@@ -28,6 +29,8 @@ export function windowStart(kind: WindowKind, now: Date): Date {
       return new Date(floorTo(ms, MINUTE_MS));
     case 'five_minutes':
       return new Date(floorTo(ms, FIVE_MINUTES_MS));
+    case 'hour':
+      return new Date(floorTo(ms, HOUR_MS));
     case 'day':
       return new Date(floorTo(ms, DAY_MS));
     case 'week': {
@@ -47,6 +50,8 @@ export function windowReset(kind: WindowKind, now: Date): Date {
       return new Date(start.getTime() + MINUTE_MS);
     case 'five_minutes':
       return new Date(start.getTime() + FIVE_MINUTES_MS);
+    case 'hour':
+      return new Date(start.getTime() + HOUR_MS);
     case 'day':
       return new Date(start.getTime() + DAY_MS);
     case 'week':
@@ -59,7 +64,7 @@ export function windowReset(kind: WindowKind, now: Date): Date {
 
 /**
  * A stable id for the window containing `now`, e.g. `minute:2026-11-23T04:55`,
- * `five_minutes:2026-11-23T04:55`, `day:2026-11-23`, `week:2026-W48`,
+ * `five_minutes:2026-11-23T04:55`, `hour:2026-11-23T04`, `day:2026-11-23`, `week:2026-W48`,
  * `month:2026-11`. Two instants share a key exactly when they share the window.
  */
 export function windowKey(kind: WindowKind, now: Date): string {
@@ -69,6 +74,8 @@ export function windowKey(kind: WindowKind, now: Date): string {
     case 'minute':
     case 'five_minutes':
       return `${kind}:${date.slice(0, 16)}`;
+    case 'hour':
+      return `hour:${date.slice(0, 13)}`;
     case 'day':
       return `day:${date.slice(0, 10)}`;
     case 'week': {

@@ -3,7 +3,6 @@ import {
   hashSecret,
   normalizeEmail,
   rateLimited,
-  slash24,
   windowKey,
   windowReset,
   type Blocked,
@@ -11,6 +10,7 @@ import {
   type ServiceError,
   type WindowKind,
 } from '@svc/core';
+import { clientBudgetKey } from '../middleware/client-ip.js';
 
 /** A code lives 10 minutes and survives 5 wrong guesses: 5 in a million is the chance of guessing one. */
 export const LOGIN_CODE_TTL_MS = 10 * 60 * 1000;
@@ -80,13 +80,9 @@ export const VERIFY_IP_LIMITS = [
 
 export type SignInAction = 'login' | 'verify';
 
-/**
- * The per-client-address buckets of a sign-in request. IPv6 clients are counted by their /64: one host usually
- * holds a whole /64 and could otherwise take a fresh address, and so a fresh budget, for every request.
- */
+/** The per-client-address buckets of a sign-in request (IPv6 clients by their /64, see clientBudgetKey). */
 export function signInIpBuckets(action: SignInAction, ip: string, now: Date): BucketRequest[] {
-  const block = slash24(ip);
-  const subject = block?.endsWith('/64') === true ? block : ip;
+  const subject = clientBudgetKey(ip);
   const limits = action === 'login' ? LOGIN_IP_LIMITS : VERIFY_IP_LIMITS;
   return limits.map(({ window, limit }) => ({
     id: `${action}-ip:${encodeURIComponent(subject)}/${windowKey(window, now)}`,

@@ -1,4 +1,4 @@
-import { clientIp } from '@svc/core';
+import { clientIp, slash24 } from '@svc/core';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
@@ -17,3 +17,12 @@ export const resolveClientIp = createMiddleware<AppEnv>(async (c, next) => {
   c.set('clientIp', peer === undefined ? 'unknown' : clientIp(peer, c.req.header('x-forwarded-for'), c.var.services.trustedProxies));
   await next();
 });
+
+/**
+ * Whom a per-client budget counts: the address, or for IPv6 its /64, since one host usually holds a whole /64 and
+ * could otherwise take a fresh address, and so a fresh budget, for every request.
+ */
+export function clientBudgetKey(ip: string): string {
+  const block = slash24(ip);
+  return block?.endsWith('/64') === true ? block : ip;
+}

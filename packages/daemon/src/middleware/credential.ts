@@ -1,8 +1,9 @@
-import { looksLikeApiKey, type Scope } from '@svc/core';
+import { bucketsFor, looksLikeApiKey, rateLimitError, rateLimitHeaders, type Scope } from '@svc/core';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
 import { requireApiKey } from './api-key.js';
+import { clientBudgetKey } from './client-ip.js';
 import { bearerToken, requireSession } from './session.js';
 
 /**
@@ -16,7 +17,7 @@ export function optionalCredential(scope: Scope) {
   const apiKey = requireApiKey(scope);
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header('authorization');
-    if (header === undefined) return next();
+    if (header === undefined) return countAnonymousRequest(c, next);
     const token = bearerToken(header);
     return token !== undefined && looksLikeApiKey(token) ? apiKey(c, next) : requireSession(c, next);
   });
@@ -26,3 +27,20 @@ export function optionalCredential(scope: Scope) {
 export function callerId(c: Context<AppEnv>): string | undefined {
   return c.get('apiKey')?.userId ?? c.get('session')?.userId;
 }
+
+/**
+ * A caller without a credential on an open route counts per client address (IPv6: per /64) with the cap a
+ * credential has, 8000 requests per 5 minutes (429 window `ip_requests`): the public routes read the database,
+ * and nothing else would stop one address from hammering them.
+ */
+export const countAnonymousRequest = createMiddleware<AppEnv>(async (c, next) => {
+  const { quota, clock } = c.var.services;
+  const now = clock();
+  const plan = bucketsFor({ kind: 'request', ip: clientBudgetKey(c.var.clientIp) }, now);
+  if (plan.ok) {
+    const decision = await quota.consume(plan.buckets, now);
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+    if (!decision.allowed) throw rateLimitError(decision.blocked);
+  }
+  await next();
+});

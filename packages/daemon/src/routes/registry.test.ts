@@ -382,7 +382,8 @@ describe('credentials on the public routes', () => {
     for (const path of paths) {
       const anonymous = await get(path);
       expect(anonymous.status, path).toBe(200);
-      expect(anonymous.headers.get('x-ratelimit-limit')).toBeNull();
+      // Anonymous callers count per client address, with the same cap as a credential.
+      expect(anonymous.headers.get('x-ratelimit-limit')).toBe('8000');
 
       for (const key of [reader, umbrella]) {
         const keyed = await get(path, { authorization: `Bearer ${key}` });

@@ -481,3 +481,24 @@ describe('GET /scan/{id}/consensus', () => {
     await expectError(await call(server, 'GET', `/scan/${fast.id}/consensus`), 404, 'NOT_FOUND');
   });
 });
+
+describe('anonymous reads', () => {
+  it('count per client address on the open routes and stop at 8000 per 5 minutes (window ip_requests)', async () => {
+    await start({ trustedProxies: ['127.0.0.1/32'] });
+    const { token } = await userWithSession(server, 'dev');
+    const { id } = ((await (await call(server, 'POST', '/scan', token, { input: clean, visibility: 'public' })).json()) as { data: ScanView }).data;
+    const read = (ip: string) => call(server, 'GET', `/scan/${id}`, undefined, undefined, { 'x-forwarded-for': ip });
+    const first = await read('203.0.113.9');
+    expect(first.headers.get('x-ratelimit-limit')).toBe('8000');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('7999');
+    // Fill the address's bucket as if 7999 more requests had come, then one more passes no further.
+    const bucket = server.db.prepare<[], { bucket: string }>("SELECT bucket FROM quota_counters WHERE bucket LIKE 'ip:203.0.113.9/requests/%'").get()!.bucket;
+    server.db.prepare('UPDATE quota_counters SET count = 8000 WHERE bucket = ?').run(bucket);
+    const limited = await read('203.0.113.9');
+    expect((await expectError(limited, 429, 'RATE_LIMITED')).details).toMatchObject({ window: 'ip_requests', current: 8000, limit: 8000 });
+    expect((await call(server, 'GET', '/api/v1/stats', undefined, undefined, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(429);
+    // Another address, and a caller with a credential, are not held back by it.
+    expect((await read('198.51.100.2')).status).toBe(200);
+    expect((await call(server, 'GET', '/api/v1/stats', token, undefined, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(200);
+  });
+});

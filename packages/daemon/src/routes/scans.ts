@@ -21,7 +21,7 @@ import type { AppEnv } from '../env.js';
 import { checkScanInput } from '../jobs/input-policy.js';
 import { describeTarget } from '../jobs/summary.js';
 import { requireApiKey } from '../middleware/api-key.js';
-import { callerId, optionalCredential } from '../middleware/credential.js';
+import { callerId, countAnonymousRequest, optionalCredential } from '../middleware/credential.js';
 import { optionalSession, requireSession } from '../middleware/session.js';
 import { API_KEY_SECURITY, createRouter, envelope, errorResponses, jsonContent, SESSION_SECURITY } from '../openapi.js';
 import { scanView, scanViewSchema } from '../scan-view.js';
@@ -126,11 +126,13 @@ const getWeb = createRoute({
   method: 'get',
   path: '/scan/{id}',
   summary: 'Read a public scan',
-  description: 'Public scans only; a private scan is 404 here (read it with an API key at /api/v1/scan/{id}).',
+  description:
+    'Public scans only; a private scan is 404 here (read it with an API key at /api/v1/scan/{id}). No credential is read; requests count per client address (8000 per 5 minutes).',
+  middleware: [countAnonymousRequest] as const,
   request: { params: scanIdParam },
   responses: {
     200: jsonContent(envelope(scanWithResult), 'The scan and, once completed, its result'),
-    ...errorResponses('NOT_FOUND', 'INTERNAL_ERROR'),
+    ...errorResponses('NOT_FOUND', 'RATE_LIMITED', 'INTERNAL_ERROR'),
   },
 });
 

@@ -1,5 +1,6 @@
 import { ServiceError, successEnvelope } from '@svc/core';
 import { createRoute, z } from '@hono/zod-openapi';
+import { countAnonymousRequest } from '../middleware/credential.js';
 import { createRouter, envelope, errorResponses, jsonContent } from '../openapi.js';
 import { REGISTRY_SOURCES } from '../store/registry.js';
 import { toVersionJson, versionEntrySchema } from './registry.js';
@@ -13,8 +14,9 @@ const versions = createRoute({
   summary: 'Version history of a package',
   description: [
     'Every version of the package with a completed public scan, newest scan first: the latest scan of each version and how many public scans that version has. Private and unfinished scans never count.',
-    'Both `source` (npm, pypi, git) and `package` are required (400 INVALID_FIELD naming the field); a package without a completed public scan is 404 NOT_FOUND. No credential is needed or read.',
+    'Both `source` (npm, pypi, git) and `package` are required (400 INVALID_FIELD naming the field); a package without a completed public scan is 404 NOT_FOUND. No credential is needed or read; requests count per client address (8000 per 5 minutes, 429 window `ip_requests`).',
   ].join('\n\n'),
+  middleware: [countAnonymousRequest] as const,
   request: {
     query: z.object({
       source: z.enum(REGISTRY_SOURCES, { error: `source must be one of ${REGISTRY_SOURCES.join(', ')}` }),
@@ -23,7 +25,7 @@ const versions = createRoute({
   },
   responses: {
     200: jsonContent(envelope(z.object({ source: z.enum(REGISTRY_SOURCES), package: z.string(), versions: z.array(versionEntrySchema) })), 'The versions'),
-    ...errorResponses('INVALID_FIELD', 'NOT_FOUND', 'INTERNAL_ERROR'),
+    ...errorResponses('INVALID_FIELD', 'NOT_FOUND', 'RATE_LIMITED', 'INTERNAL_ERROR'),
   },
 });
 
