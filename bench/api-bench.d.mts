@@ -1,4 +1,4 @@
-export declare const TARGETS: { readOverBareMin: number; readP99MsMax: number; connectionP50SpreadMax: number };
+export declare const TARGETS: { readOverBareMin: number; readP99MsMax: number; steadyTailOverMedianMax: number };
 export declare const EDGE_LIMIT: number;
 export interface LatencySummary {
   count: number;
@@ -21,6 +21,8 @@ export interface ConnectionSpread {
 export interface PhaseResult {
   id: string;
   label: string;
+  /** 'bare' (the baseline server) or 'daemon'. */
+  kind?: string;
   connections: number;
   requests: number;
   requestsPerSecond: number;

@@ -23,6 +23,7 @@ try {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
+    stdin: process.stdin,
     signal: interrupt.signal,
   });
   // An interrupted scan may still have work winding down (sockets, timers); its temp dirs are already gone.

@@ -2,9 +2,15 @@ import { REPORT_FORMATS, SVC_VERSION } from '@svc/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { rulesCommand, RULES_FORMATS } from './commands/rules.js';
 import type { RulesFormat } from './commands/rules.js';
+import { registerBillingCommands } from './commands/billing.js';
+import { registerMeCommands } from './commands/me.js';
+import { registerAccountCommands, remoteScanOptions } from './commands/register-account.js';
+import { remoteScan } from './commands/remote-scan.js';
 import { scanCommand } from './commands/scan.js';
+import { registerTeamCommands } from './commands/team.js';
 import type { ScanCommandOptions } from './commands/scan.js';
 import { EXIT, FAIL_ON } from './exit-codes.js';
+import { runCommand } from './client/run.js';
 import type { CommandIo } from './terminal.js';
 
 function httpUrl(value: string): string {
@@ -40,6 +46,8 @@ Examples:
   $ svc scan --discover
   $ svc scan . --format sarif --output svc.sarif --fail-on medium
   $ svc scan ./server --format json > report.json
+  $ svc scan --remote npm:@modelcontextprotocol/server-everything
+  $ SVC_API_KEY=svc_… svc scan --remote --server https://svc.example.com /srv/mcp/notes --format sarif
 `;
 
 /**
@@ -86,8 +94,16 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
     )
     .option('--no-color', 'no colours in the progress view and the text report (also NO_COLOR=1)')
     .option('-q, --quiet', 'no progress and no summary line: only the report and failures')
+    .addOption(remoteScanOptions()[0]!)
+    .addOption(remoteScanOptions()[1]!.argParser(httpUrl))
     .addHelpText('after', SCAN_EXAMPLES)
-    .action(async (targets: string[], options: ScanCommandOptions, command: Command) => {
+    .action(async (targets: string[], options: ScanCommandOptions & { remote?: boolean; server?: string }, command: Command) => {
+      if (options.remote || options.server !== undefined) {
+        if (options.discover) command.error('error: --discover finds configs on this machine; it cannot be combined with --remote', { exitCode: EXIT.error });
+        if (targets.length === 0) command.error('error: nothing to scan: give at least one target', { exitCode: EXIT.error });
+        setExitCode(await runCommand(io, () => remoteScan(targets, options, io)));
+        return;
+      }
       if (targets.length === 0 && !options.discover) {
         command.error('error: nothing to scan: give at least one target, or --discover', { exitCode: EXIT.error });
       }
@@ -103,6 +119,11 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
       setExitCode(rulesCommand(options, io));
     });
 
+  registerAccountCommands(program, io, setExitCode);
+  registerBillingCommands(program, io, setExitCode);
+  registerTeamCommands(program, io, setExitCode);
+  registerMeCommands(program, io, setExitCode);
+
   program.addHelpText(
     'after',
     `
@@ -110,6 +131,8 @@ Examples:
   $ svc scan ./my-mcp-server
   $ svc scan --discover
   $ svc rules --format markdown
+  $ svc login --email you@example.com && svc keys create --label laptop --save
+  $ svc scan --remote ./my-mcp-server
 
 Run \`svc <command> --help\` for the options of a command. Docs: docs/cli.md
 `,

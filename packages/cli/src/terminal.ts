@@ -3,6 +3,8 @@ export interface CommandIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+  /** Where prompts read from (`svc login` asks for the code); absent: nothing can be asked. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Aborted on the first Ctrl-C. */
   signal: AbortSignal;
 }

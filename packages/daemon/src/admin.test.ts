@@ -23,8 +23,8 @@ afterEach(async () => {
 
 describe('svcd admin', () => {
   it('migrates once', () => {
-    expect(adminMigrate(db)).toBe('applied migrations 1, 2 (schema version 2)');
-    expect(adminMigrate(db)).toBe('database is up to date (schema version 2)');
+    expect(adminMigrate(db)).toBe('applied migrations 1, 2, 3, 4 (schema version 4)');
+    expect(adminMigrate(db)).toBe('database is up to date (schema version 4)');
   });
 
   describe('with a migrated database', () => {

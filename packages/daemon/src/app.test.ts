@@ -106,6 +106,13 @@ describe('public routes', () => {
       '/api/v1/stats/state-of-mcp',
       '/auth/login',
       '/auth/verify',
+      '/billing/cancel',
+      '/billing/invoices',
+      '/billing/portal',
+      '/billing/reactivate',
+      '/billing/return',
+      '/billing/upgrade',
+      '/checkout/session',
       '/healthz',
       '/keys',
       '/keys/{id}',
@@ -115,8 +122,17 @@ describe('public routes', () => {
       '/scan/{id}/consensus',
       '/scan/{id}/stream',
       '/scans',
+      '/subscription',
+      '/team',
+      '/team/invite',
+      '/team/invite-preview',
+      '/team/invite/accept',
+      '/team/invites/{email}',
+      '/team/members/{user_id}',
+      '/team/usage',
       '/user/scans',
       '/versions',
+      '/webhooks/stripe',
     ]);
     const verify = document.paths['/auth/verify']?.['post'];
     expect(verify?.requestBody?.content['application/json']?.schema.required).toEqual(['email', 'code']);
@@ -228,7 +244,16 @@ describe('sign-in', () => {
 
     const me = await getMe(data.token);
     expect(me.status).toBe(200);
-    expect(await me.json()).toEqual({ success: true, data: { email: 'ada@example.com', user_id: data.user.user_id, tier: 'free' } });
+    expect(await me.json()).toEqual({
+      success: true,
+      data: {
+        email: 'ada@example.com',
+        user_id: data.user.user_id,
+        tier: 'free',
+        display_name: null,
+        notifications: { scan_completed: true, new_location: true, invites: true },
+      },
+    });
 
     // single use
     await expectError(await post('/auth/verify', { email: 'ada@example.com', code }), 401, 'UNAUTHORIZED');

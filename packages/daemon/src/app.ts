@@ -9,6 +9,7 @@ import type { AppEnv } from './env.js';
 import { resolveClientIp } from './middleware/client-ip.js';
 import { createRouter, serveOpenApiDocument } from './openapi.js';
 import { authRoutes } from './routes/auth.js';
+import { billingRoutes } from './routes/billing.js';
 import { healthRoutes } from './routes/health.js';
 import { keyRoutes } from './routes/keys.js';
 import { meRoutes } from './routes/me.js';
@@ -16,6 +17,7 @@ import { ruleRoutes } from './routes/rules.js';
 import { scanRoutes } from './routes/scans.js';
 import { registryRoutes } from './routes/registry.js';
 import { statsRoutes } from './routes/stats.js';
+import { teamRoutes } from './routes/team.js';
 import { versionRoutes } from './routes/versions.js';
 import { docsRoutes } from './routes/docs.js';
 import type { Services } from './services.js';
@@ -50,20 +52,24 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
       ms: Math.round(performance.now() - started),
     });
   });
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    },
+  });
+  // bodyLimit reads c.req.raw.body, which makes @hono/node-server build a full Request (headers, AbortSignal) even
+  // for a GET (about 65 µs); no route reads a GET or HEAD body, so those skip it.
+  app.use((c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
 
   app.route('/', healthRoutes);
   app.route('/', ruleRoutes);
   app.route('/', authRoutes);
   app.route('/', meRoutes);
+  app.route('/', teamRoutes);
   app.route('/', keyRoutes);
+  // Behind bodyLimit like every route; its webhook reads the raw body itself (no JSON validator), as signing needs.
+  app.route('/', billingRoutes);
   app.route('/', scanRoutes);
   app.route('/', registryRoutes);
   app.route('/', statsRoutes);

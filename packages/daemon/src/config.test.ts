@@ -17,7 +17,7 @@ describe('loadConfig', () => {
     expect(config.smtpUrl).toBeUndefined();
     expect(config.trustedProxies).toEqual([]);
     expect(config.scanRoots).toEqual([]);
-    expect(config.stripe).toEqual({ secretKey: undefined, webhookSecret: undefined });
+    expect(config.stripe).toEqual({ secretKey: undefined, webhookSecret: undefined, apiUrl: undefined, returnUrl: 'http://127.0.0.1:7878/billing/return' });
   });
 
   it('reads every SVC_* variable', () => {
@@ -130,5 +130,37 @@ describe('loadJwtSecret', () => {
     expect(loadJwtSecret({ dataDir: dir, jwtSecret: 'y'.repeat(32) })).toBe('y'.repeat(32));
     await writeFile(path.join(dir, 'jwt-secret'), 'abc\n');
     expect(() => loadJwtSecret({ dataDir: dir as string, jwtSecret: undefined })).toThrow(/too short/);
+  });
+});
+
+describe('Stripe settings', () => {
+  it('takes both secrets, the API URL and the return URL', () => {
+    const config = loadConfig(
+      {},
+      linux({
+        SVC_HOST: '0.0.0.0',
+        SVC_PORT: '9000',
+        SVC_STRIPE_SECRET_KEY: 'rk_live_abc',
+        SVC_STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+        SVC_STRIPE_API_URL: 'http://127.0.0.1:12111',
+      }),
+    );
+    expect(config.stripe).toEqual({
+      secretKey: 'rk_live_abc',
+      webhookSecret: 'whsec_abc',
+      apiUrl: 'http://127.0.0.1:12111',
+      // A browser cannot open 0.0.0.0.
+      returnUrl: 'http://127.0.0.1:9000/billing/return',
+    });
+    expect(loadConfig({}, linux({ SVC_STRIPE_RETURN_URL: 'https://svc.example.com/billing' })).stripe.returnUrl).toBe('https://svc.example.com/billing');
+  });
+
+  it('refuses one secret without the other, wrong key kinds and non-http URLs', () => {
+    expect(() => loadConfig({}, linux({ SVC_STRIPE_SECRET_KEY: 'sk_test_1' }))).toThrow(/both SVC_STRIPE_SECRET_KEY and SVC_STRIPE_WEBHOOK_SECRET/);
+    expect(() => loadConfig({}, linux({ SVC_STRIPE_WEBHOOK_SECRET: 'whsec_1' }))).toThrow(/both/);
+    expect(() => loadConfig({}, linux({ SVC_STRIPE_SECRET_KEY: 'pk_test_1', SVC_STRIPE_WEBHOOK_SECRET: 'whsec_1' }))).toThrow(/sk_/);
+    expect(() => loadConfig({}, linux({ SVC_STRIPE_SECRET_KEY: 'sk_test_1', SVC_STRIPE_WEBHOOK_SECRET: 'sk_test_2' }))).toThrow(/whsec_/);
+    expect(() => loadConfig({}, linux({ SVC_STRIPE_RETURN_URL: 'ftp://x' }))).toThrow(/SVC_STRIPE_RETURN_URL/);
+    expect(() => loadConfig({}, linux({ SVC_STRIPE_API_URL: 'not a url' }))).toThrow(/SVC_STRIPE_API_URL/);
   });
 });

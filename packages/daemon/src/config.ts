@@ -20,7 +20,14 @@ export interface DaemonConfig {
   scanWorkers: number;
   /** SVC_SCAN_TIMEOUT_SECONDS: a scan running longer is stopped and fails. */
   scanTimeoutSeconds: number;
-  stripe: { secretKey: string | undefined; webhookSecret: string | undefined };
+  stripe: {
+    secretKey: string | undefined;
+    webhookSecret: string | undefined;
+    /** SVC_STRIPE_API_URL: the Stripe API's base URL (stripe-mock or a test stand-in); undefined: api.stripe.com. */
+    apiUrl: string | undefined;
+    /** SVC_STRIPE_RETURN_URL: where Stripe sends the browser back to; default this daemon's /billing/return. */
+    returnUrl: string;
+  };
 }
 
 export interface ConfigFlags {
@@ -99,10 +106,7 @@ export function loadConfig(
     scanRoots: parseScanRoots(env['SVC_SCAN_ROOTS'], environment.platform),
     scanWorkers: parseBoundedInteger(env['SVC_SCAN_WORKERS'], 'SVC_SCAN_WORKERS', defaultScanWorkers(environment.parallelism ?? availableParallelism()), MAX_SCAN_WORKERS),
     scanTimeoutSeconds: parseBoundedInteger(env['SVC_SCAN_TIMEOUT_SECONDS'], 'SVC_SCAN_TIMEOUT_SECONDS', DEFAULT_SCAN_TIMEOUT_SECONDS, MAX_SCAN_TIMEOUT_SECONDS),
-    stripe: {
-      secretKey: nonEmpty(env['SVC_STRIPE_SECRET_KEY']),
-      webhookSecret: nonEmpty(env['SVC_STRIPE_WEBHOOK_SECRET']),
-    },
+    stripe: parseStripe(env, host, port),
   };
 }
 
@@ -157,6 +161,46 @@ function parseScanRoots(value: string | undefined, platform: NodeJS.Platform): s
     if (!paths.isAbsolute(root)) throw new ConfigError(`SVC_SCAN_ROOTS: "${root}" is not an absolute path`);
     return paths.resolve(root);
   });
+}
+
+/**
+ * Both Stripe secrets or neither: a secret key without the webhook secret would take payments that never change a
+ * tier (only verified webhooks do). The prefixes catch a publishable key or a swapped pair.
+ */
+function parseStripe(env: Record<string, string | undefined>, host: string, port: number): DaemonConfig['stripe'] {
+  const secretKey = nonEmpty(env['SVC_STRIPE_SECRET_KEY'])?.trim();
+  const webhookSecret = nonEmpty(env['SVC_STRIPE_WEBHOOK_SECRET'])?.trim();
+  if ((secretKey === undefined) !== (webhookSecret === undefined)) {
+    throw new ConfigError('set both SVC_STRIPE_SECRET_KEY and SVC_STRIPE_WEBHOOK_SECRET, or neither (billing off)');
+  }
+  if (secretKey !== undefined && !/^(sk|rk)_/.test(secretKey)) {
+    throw new ConfigError('SVC_STRIPE_SECRET_KEY must be a secret (sk_…) or restricted (rk_…) Stripe key');
+  }
+  if (webhookSecret !== undefined && !webhookSecret.startsWith('whsec_')) {
+    throw new ConfigError('SVC_STRIPE_WEBHOOK_SECRET must be a webhook signing secret (whsec_…)');
+  }
+  const apiUrl = nonEmpty(env['SVC_STRIPE_API_URL'])?.trim();
+  if (apiUrl !== undefined) checkHttpUrl(apiUrl, 'SVC_STRIPE_API_URL');
+  const returnUrl = nonEmpty(env['SVC_STRIPE_RETURN_URL'])?.trim() ?? defaultReturnUrl(host, port);
+  checkHttpUrl(returnUrl, 'SVC_STRIPE_RETURN_URL');
+  return { secretKey, webhookSecret, apiUrl, returnUrl };
+}
+
+/** A browser cannot open a wildcard address, so 0.0.0.0 and :: become the loopback address. */
+function defaultReturnUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const hostPart = reachable.includes(':') ? `[${reachable}]` : reachable;
+  return `http://${hostPart}:${port === 0 ? DEFAULT_PORT : port}/billing/return`;
+}
+
+function checkHttpUrl(value: string, name: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${value}"`);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

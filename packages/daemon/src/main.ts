@@ -5,6 +5,7 @@ import { adminCreateUser, adminMigrate, AdminError, adminOutbox, adminSetTier, a
 import { createApp } from './app.js';
 import { ConfigError, ensureDataDir, loadConfig, loadJwtSecret, type ConfigFlags, type DaemonConfig } from './config.js';
 import { jsonLogger } from './logger.js';
+import { StripeBillingProvider } from './billing/stripe.js';
 import { SmtpMailTransport } from './mail/smtp.js';
 import { buildServices, type Services } from './services.js';
 import { migrate, openDatabase, type SqliteDatabase } from './store/database.js';
@@ -32,6 +33,17 @@ function open(flags: ConfigFlags): Opened {
     logger: jsonLogger(),
     trustedProxies: config.trustedProxies,
     mail,
+    // Without the Stripe secrets the billing routes answer 501 and `svcd admin set-tier` sets plans.
+    ...(config.stripe.secretKey === undefined || config.stripe.webhookSecret === undefined
+      ? {}
+      : {
+          billing: new StripeBillingProvider({
+            secretKey: config.stripe.secretKey,
+            webhookSecret: config.stripe.webhookSecret,
+            apiUrl: config.stripe.apiUrl,
+            returnUrl: config.stripe.returnUrl,
+          }),
+        }),
     scanRoots: config.scanRoots,
     pool: { size: config.scanWorkers, timeoutMs: config.scanTimeoutSeconds * 1000 },
   });

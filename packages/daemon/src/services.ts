@@ -1,5 +1,6 @@
-import { SVC_VERSION, type QuotaStore } from '@svc/core';
+import { MemoryQuotaStore, SVC_VERSION, type QuotaStore } from '@svc/core';
 import { SessionTokens } from './auth/session.js';
+import type { BillingProvider } from './billing/billing.js';
 import { ScanEventHub } from './jobs/hub.js';
 import { ScanPool, scanWorkerUrl, type ScanPoolOptions } from './jobs/pool.js';
 import { ScanRunner, type ScanExecutor } from './jobs/runner.js';
@@ -8,6 +9,8 @@ import { OutboxMailTransport, type MailTransport } from './mail/transport.js';
 import type { SqliteDatabase } from './store/database.js';
 import type { ApiKeyRepository, LoginCodeRepository, OutboxRepository, ScanRepository, TeamRepository, UserRepository } from './store/repositories.js';
 import { SqliteQuotaStore } from './store/quota.js';
+import { SqliteBillingRepository } from './store/sqlite-billing.js';
+import type { BillingRepository } from './store/repositories.js';
 import { SqliteRegistryRepository, type RegistryRepository } from './store/registry.js';
 import { sqliteRepositories } from './store/sqlite.js';
 
@@ -22,8 +25,19 @@ export interface Services {
   teams: TeamRepository;
   /** The public registry, recent scans and statistics: completed public scans only. */
   registry: RegistryRepository;
+  /** Scan, sign-in and invite budgets: in SQLite, so they hold across restarts and processes. */
   quota: QuotaStore;
+  /**
+   * The request caps (8000 per 5 minutes per Authorization value, user and anonymous address): in this process's
+   * memory, because every request touches them and a SQLite write per request halves the daemon's throughput. One
+   * svcd serves a database, so the count is exact; a restart forgets at most 5 minutes of it.
+   */
+  requestQuota: QuotaStore;
   mail: MailTransport;
+  /** Stripe, when SVC_STRIPE_SECRET_KEY is set; undefined: billing routes answer 501 BILLING_NOT_CONFIGURED. */
+  billing: BillingProvider | undefined;
+  /** Stripe customers, subscriptions and handled webhook events. */
+  billingRecords: BillingRepository;
   sessions: SessionTokens;
   /** HMAC key for stored sign-in codes (see hashLoginCode). */
   loginCodePepper: string;
@@ -49,6 +63,7 @@ export interface ServiceOptions {
   logger: Logger;
   clock?: () => Date;
   mail?: MailTransport;
+  billing?: BillingProvider;
   trustedProxies?: readonly string[];
   scanRoots?: readonly string[];
   /** The worker pool's settings (SVC_SCAN_WORKERS, SVC_SCAN_TIMEOUT_SECONDS); defaults: 1 worker, 300 s. */
@@ -65,6 +80,7 @@ export function buildServices({
   logger,
   clock = () => new Date(),
   mail,
+  billing,
   trustedProxies = [],
   scanRoots = [],
   pool = {},
@@ -88,7 +104,10 @@ export function buildServices({
     ...repositories,
     registry: new SqliteRegistryRepository(db),
     quota: new SqliteQuotaStore(db),
+    requestQuota: new MemoryQuotaStore(),
     mail: mail ?? new OutboxMailTransport(repositories.outbox, clock),
+    billing,
+    billingRecords: new SqliteBillingRepository(db),
     sessions: new SessionTokens(jwtSecret, clock),
     // Derived, not the JWT key itself, so the two uses of the secret cannot be confused with each other.
     loginCodePepper: `login-code:${jwtSecret}`,

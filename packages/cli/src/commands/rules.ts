@@ -2,18 +2,15 @@ import { ruleCatalog } from '@svc/core';
 import type { RuleCatalogEntry } from '@svc/core';
 import { EXIT } from '../exit-codes.js';
 import type { CommandIo } from '../terminal.js';
+import { textTable } from '../ui/output.js';
 
 export const RULES_FORMATS = ['text', 'json', 'markdown'] as const;
 export type RulesFormat = (typeof RULES_FORMATS)[number];
 
 const COLUMNS = ['id', 'category', 'severity', 'title'] as const;
 
-function textTable(rules: RuleCatalogEntry[]): string {
-  const rows = [COLUMNS.map((column) => column.toUpperCase()), ...rules.map((rule) => COLUMNS.map((column) => rule[column]))];
-  const widths = COLUMNS.map((_, index) => Math.max(...rows.map((row) => row[index]!.length)));
-  return rows
-    .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join('  '))
-    .join('\n');
+function rulesTable(rules: RuleCatalogEntry[]): string {
+  return textTable([COLUMNS.map((column) => column.toUpperCase()), ...rules.map((rule) => COLUMNS.map((column) => rule[column]))]);
 }
 
 function markdownTable(rules: RuleCatalogEntry[]): string {
@@ -33,7 +30,7 @@ export function renderRules(rules: RuleCatalogEntry[], format: RulesFormat): str
     case 'markdown':
       return markdownTable(rules);
     case 'text':
-      return `${textTable(rules)}\n\n${rules.length} rules. Details: svc rules --format json`;
+      return `${rulesTable(rules)}\n\n${rules.length} rules. Details: svc rules --format json`;
   }
 }
 

@@ -96,6 +96,16 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     return EXIT.error;
   }
   progress.stop();
+  return printRun(run, options, io);
+}
+
+export type PrintOptions = Pick<ScanCommandOptions, 'format' | 'output' | 'failOn' | 'color' | 'quiet'>;
+
+/**
+ * Prints a finished run: failures on stderr, the report on stdout or atomically to --output; resolves to the exit
+ * code. Shared with `svc scan --remote`, so a remote scan prints exactly what a local one does.
+ */
+export async function printRun(run: ScanRun, options: PrintOptions, io: CommandIo): Promise<number> {
   for (const failure of run.errors) io.stderr.write(`svc: ${visibleLine(failure.input)}: ${visibleLine(failure.message)}\n`);
 
   const toFile = options.output !== undefined;

@@ -32,7 +32,14 @@ export interface ScanPoolOptions {
 
 export type ScanOutcome =
   | { ok: true; run: ScanRun }
-  | { ok: false; reason: 'failed' | 'timeout' | 'crashed' | 'refused'; message: string }
+  | {
+      ok: false;
+      reason: 'failed' | 'timeout' | 'crashed' | 'refused';
+      /** For the scan record: says what happened, never how (no stack, no paths). */
+      message: string;
+      /** For the operator's log only: the worker's own error, when there was one. */
+      detail?: string;
+    }
   | { ok: false; reason: 'aborted' };
 
 export interface ScanHooks {
@@ -247,7 +254,7 @@ export class ScanPool {
         decide(
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
             ? { ok: false, reason: 'crashed', message: `the scan ran out of memory (limit ${heapMb} MB) and was stopped` }
-            : { ok: false, reason: 'crashed', message: 'the scan worker crashed' },
+            : { ok: false, reason: 'crashed', message: 'the scan worker crashed', detail: error.stack ?? error.message },
         );
       });
       worker.on('exit', (code) => {

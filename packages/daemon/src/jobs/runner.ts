@@ -126,7 +126,12 @@ export class ScanRunner {
       // A run whose every target failed (no such package, refused path) is a failed scan with the targets' reasons.
       const message = outcome.ok ? outcome.run.errors.map((error) => `${error.input}: ${error.message}`).join('; ') : outcome.message;
       if (await scans.fail({ id: scan.id, message: message || 'the scan produced no report', now })) {
-        logger.info('scan failed', { scan_id: scan.id, ms, reason: outcome.ok ? 'no report' : outcome.reason });
+        logger.info('scan failed', {
+          scan_id: scan.id,
+          ms,
+          reason: outcome.ok ? 'no report' : outcome.reason,
+          ...(!outcome.ok && outcome.detail !== undefined ? { detail: outcome.detail } : {}),
+        });
       }
     }
     const final = await scans.findById(scan.id);

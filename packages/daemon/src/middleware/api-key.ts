@@ -39,7 +39,7 @@ export function requireApiKey(required?: Scope) {
         { credential: 'api_key' },
       );
     }
-    const { apiKeys, users, quota, clock } = c.var.services;
+    const { apiKeys, users, requestQuota, clock } = c.var.services;
     const now = clock();
     if (checkKeyFormat(token, now) !== 'valid') throw new ServiceError('UNAUTHORIZED');
 
@@ -51,7 +51,7 @@ export function requireApiKey(required?: Scope) {
 
     const plan = bucketsFor({ kind: 'request', authorization, userId: owner.id, tier: owner.tier }, now);
     if (plan.ok) {
-      const decision = await quota.consume(plan.buckets, now);
+      const decision = await requestQuota.consume(plan.buckets, now);
       for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
       if (!decision.allowed) throw rateLimitError(decision.blocked);
       c.set('rateLimit', decision.tightest);
@@ -87,6 +87,8 @@ async function noticeNewLocation(c: Context<AppEnv>, key: ApiKeyRecord, owner: U
   if (network === undefined) return;
   const { apiKeys, mail } = c.var.services;
   if (!(await apiKeys.markNetworkSeen({ keyId: key.id, network, now }))) return;
+  // Recorded even when the mail is off, so turning it back on does not report networks seen meanwhile.
+  if (!owner.notifications.newLocation) return;
   await mail.send({
     to: owner.email,
     subject: `svc: API key "${key.label}" used from a new location (${ip})`,

@@ -34,11 +34,11 @@ export function callerId(c: Context<AppEnv>): string | undefined {
  * and nothing else would stop one address from hammering them.
  */
 export const countAnonymousRequest = createMiddleware<AppEnv>(async (c, next) => {
-  const { quota, clock } = c.var.services;
+  const { requestQuota, clock } = c.var.services;
   const now = clock();
   const plan = bucketsFor({ kind: 'request', ip: clientBudgetKey(c.var.clientIp) }, now);
   if (plan.ok) {
-    const decision = await quota.consume(plan.buckets, now);
+    const decision = await requestQuota.consume(plan.buckets, now);
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
     if (!decision.allowed) throw rateLimitError(decision.blocked);
   }

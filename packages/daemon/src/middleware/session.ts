@@ -42,14 +42,14 @@ export const optionalSession = createMiddleware<AppEnv>(async (c, next) => {
  * (8000 per 5 minutes), and toward the cap of the Authorization value itself, like a key's.
  */
 async function countSessionRequest(c: Context<AppEnv>, userId: string): Promise<void> {
-  const { users, quota, clock } = c.var.services;
+  const { users, requestQuota, clock } = c.var.services;
   const user = await users.findById(userId);
   // A valid token of a deleted account is as good as no token.
   if (user === undefined) throw new ServiceError('UNAUTHORIZED');
   const now = clock();
   const plan = bucketsFor({ kind: 'request', authorization: c.req.header('authorization'), userId, tier: user.tier }, now);
   if (!plan.ok) return;
-  const decision = await quota.consume(plan.buckets, now);
+  const decision = await requestQuota.consume(plan.buckets, now);
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
   if (!decision.allowed) throw rateLimitError(decision.blocked);
   c.set('rateLimit', decision.tightest);

@@ -348,9 +348,8 @@ describe('API-key authentication', () => {
     }
     const [bucket] = plan.buckets;
     if (bucket === undefined) throw new Error('no edge bucket');
-    server.db
-      .prepare('INSERT INTO quota_counters (bucket, count, reset_at) VALUES (?, 8000, ?) ON CONFLICT (bucket) DO UPDATE SET count = 8000')
-      .run(bucket.id, bucket.resetAt.toISOString());
+    // The request counters live in the daemon's memory: fill the edge bucket as 8000 earlier requests would have.
+    for (let i = 0; i < 8000; i++) await server.services.requestQuota.consume([bucket], now);
 
     const response = await self(key);
     const error = await expectError(response, 429, 'RATE_LIMITED');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { bucketsFor } from '@svc/core';
 import { cp, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -491,9 +492,10 @@ describe('anonymous reads', () => {
     const first = await read('203.0.113.9');
     expect(first.headers.get('x-ratelimit-limit')).toBe('8000');
     expect(first.headers.get('x-ratelimit-remaining')).toBe('7999');
-    // Fill the address's bucket as if 7999 more requests had come, then one more passes no further.
-    const bucket = server.db.prepare<[], { bucket: string }>("SELECT bucket FROM quota_counters WHERE bucket LIKE 'ip:203.0.113.9/requests/%'").get()!.bucket;
-    server.db.prepare('UPDATE quota_counters SET count = 8000 WHERE bucket = ?').run(bucket);
+    // Fill the address's bucket (in the daemon's memory) as if 7999 more requests had come; the next one is refused.
+    const plan = bucketsFor({ kind: 'request', ip: '203.0.113.9' }, server.services.clock());
+    if (!plan.ok) throw new Error('no buckets');
+    for (let i = 0; i < 7999; i++) await server.services.requestQuota.consume(plan.buckets, server.services.clock());
     const limited = await read('203.0.113.9');
     expect((await expectError(limited, 429, 'RATE_LIMITED')).details).toMatchObject({ window: 'ip_requests', current: 8000, limit: 8000 });
     expect((await call(server, 'GET', '/api/v1/stats', undefined, undefined, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(429);

@@ -14,6 +14,23 @@ export function openDatabase(file: string): SqliteDatabase {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
+  return cachePreparedStatements(db);
+}
+
+/**
+ * better-sqlite3 compiles the SQL on every prepare() (20–40 µs each) and the repositories prepare where they run
+ * their SQL, several times per request. A statement is reusable, so one per SQL text is kept for the life of the
+ * connection: the SQL texts are fixed fragments with bound values, so the cache stays small. This holds only while
+ * nothing uses iterate(), pluck(), raw() or expand(), whose state would leak between callers of one statement.
+ */
+function cachePreparedStatements(db: SqliteDatabase): SqliteDatabase {
+  const prepare = db.prepare.bind(db);
+  const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
+  db.prepare = ((sql: string) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) statements.set(sql, (statement = prepare(sql)));
+    return statement;
+  }) as SqliteDatabase['prepare'];
   return db;
 }
 

@@ -1,13 +1,21 @@
-import type { AccountTier, BucketRequest, QuotaDecision, ScanMode, ScanRun, Severity } from '@svc/core';
+import type { AccountTier, BucketRequest, PaidTier, QuotaDecision, ScanMode, ScanRun, Severity } from '@svc/core';
 
 // Storage interfaces (DESIGN.md convention 8): async, so a PostgreSQL implementation can sit behind them
 // later. Instants are ISO 8601 strings in UTC; emails are stored normalised (core's normalizeEmail).
+
+/** PUT /me: which mail the user wants; all on by default. */
+export interface NotificationSettings {
+  scanCompleted: boolean;
+  newLocation: boolean;
+  invites: boolean;
+}
 
 export interface User {
   id: string;
   email: string;
   displayName: string | null;
   tier: AccountTier;
+  notifications: NotificationSettings;
   createdAt: string;
 }
 
@@ -19,6 +27,8 @@ export interface UserRepository {
   /** The user of this email, created with the free tier on first sign-in. */
   findOrCreate(input: { email: string; now: Date }): Promise<User>;
   setTier(email: string, tier: AccountTier): Promise<User | undefined>;
+  /** PUT /me: only the fields given change. Undefined when the user does not exist. */
+  updateProfile(id: string, changes: { displayName?: string | null; notifications?: Partial<NotificationSettings> }): Promise<User | undefined>;
 }
 
 export type LoginCodeCheck = 'ok' | 'invalid';
@@ -84,9 +94,86 @@ export interface Membership {
   teamTier: AccountTier;
 }
 
+export interface Team {
+  id: string;
+  name: string;
+  ownerUserId: string;
+  /** The owner's plan (DESIGN.md). */
+  tier: AccountTier;
+  /** Optimistic concurrency: every write to the team or its members and invites bumps it. */
+  version: number;
+  createdAt: string;
+}
+
+export interface TeamMember {
+  userId: string;
+  email: string;
+  displayName: string | null;
+  role: Membership['role'];
+  joinedAt: string;
+}
+
+export interface TeamInvite {
+  id: string;
+  teamId: string;
+  /** Normalised. */
+  email: string;
+  role: 'member' | 'admin';
+  invitedBy: string | null;
+  invitedByEmail: string | null;
+  createdAt: string;
+  expiresAt: string;
+  acceptedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface MemberUsage {
+  userId: string;
+  scansUsed: number;
+  lastScanAt: string | null;
+}
+
+export type CreateInviteResult =
+  | { ok: true }
+  | { ok: false; reason: 'conflict' | 'pending' | 'member' }
+  | { ok: false; reason: 'rate_limited'; decision: QuotaDecision };
+
 export interface TeamRepository {
   /** The caller's team, if any: whose private scans they share (spec 4.6 rule 4) and whose plan may pay. */
   membershipOf(userId: string): Promise<Membership | undefined>;
+  findTeam(teamId: string): Promise<Team | undefined>;
+  /** Owner first, then by join time. */
+  members(teamId: string): Promise<TeamMember[]>;
+  /** Open invites that have not expired at `now`, oldest first. */
+  pendingInvites(teamId: string, now: Date): Promise<TeamInvite[]>;
+  /** The invite of a token hash, in any state. */
+  findInviteByTokenHash(tokenHash: string): Promise<TeamInvite | undefined>;
+  /** A new team with its owner as the one member; `member` when the owner is in a team already. */
+  create(input: { id: string; name: string; ownerUserId: string; now: Date }): Promise<{ ok: true; team: Team } | { ok: false; reason: 'member' }>;
+  // Each write below runs in one transaction that first moves the team from `version` to version + 1; `conflict`
+  // means another write came first and nothing was written.
+  rename(input: { teamId: string; version: number; name: string }): Promise<'ok' | 'conflict'>;
+  /** The new owner must be a member; the previous owner becomes `previousOwnerRole`. */
+  transfer(input: { teamId: string; version: number; from: string; to: string; previousOwnerRole: 'admin' | 'member' }): Promise<'ok' | 'conflict' | 'not_member'>;
+  /**
+   * Stores an invite and consumes the team's invite buckets together: `member` when the address belongs to a member
+   * of this team, `pending` when it has an open unexpired invite (an expired one is closed and replaced),
+   * `rate_limited` when a bucket is full.
+   */
+  createInvite(input: {
+    version: number;
+    invite: Omit<TeamInvite, 'invitedByEmail' | 'acceptedAt' | 'revokedAt'>;
+    tokenHash: string;
+    buckets: readonly BucketRequest[];
+    now: Date;
+  }): Promise<CreateInviteResult>;
+  /** Closes an open invite and adds the user as a member with its role; `gone` when it is no longer open, `member` when the user joined a team meanwhile. */
+  acceptInvite(input: { inviteId: string; teamId: string; version: number; userId: string; now: Date }): Promise<'ok' | 'conflict' | 'gone' | 'member'>;
+  /** Revokes the open (also expired) invite of an address; `not_found` when there is none. */
+  revokeInvite(input: { teamId: string; version: number; email: string; now: Date }): Promise<'ok' | 'conflict' | 'not_found'>;
+  removeMember(input: { teamId: string; version: number; userId: string }): Promise<'ok' | 'conflict' | 'not_member'>;
+  /** Scans paid by the team (org_id) per user in [from, to), and each user's latest team-paid scan. */
+  usage(input: { teamId: string; from: Date; to: Date }): Promise<{ perUser: MemberUsage[]; total: number }>;
 }
 
 export type ScanStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -156,6 +243,8 @@ export interface ScanRepository {
   findById(id: string): Promise<ScanRecord | undefined>;
   /** The ScanRun of a completed scan. */
   result(id: string): Promise<ScanRun | undefined>;
+  /** The same as stored JSON text, for answers that pass it on unchanged. */
+  resultJson(id: string): Promise<string | undefined>;
   /** Newest first; `limit` + 1 rows are read to know whether a next page exists. */
   list(filter: ScanListFilter, page: { after?: ScanCursor; limit: number }): Promise<{ items: ScanRecord[]; next?: ScanCursor }>;
   /** The oldest queued scan, now running (attempts + 1); undefined when none is queued. */
@@ -171,4 +260,42 @@ export interface ScanRepository {
   appendEvent(input: { scanId: string; event: string; data: string }): Promise<number>;
   eventsAfter(scanId: string, seq: number): Promise<StoredScanEvent[]>;
   lastEventSeq(scanId: string): Promise<number>;
+}
+
+/** A Stripe subscription as the last applied webhook event left it (billing/). */
+export interface StoredSubscription {
+  subscriptionId: string;
+  userId: string;
+  customerId: string;
+  status: string;
+  tier: PaidTier | null;
+  billingCycle: 'monthly' | 'annual' | null;
+  currentPeriodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  /** Unix seconds of the newest event applied to it. */
+  lastEventCreated: number;
+  updatedAt: string;
+}
+
+export type BillingEventOutcome = 'applied' | 'stale' | 'ignored';
+
+export interface BillingRepository {
+  customerOf(userId: string): Promise<string | undefined>;
+  /** Stores the user's customer unless one is stored already; returns the one stored (the first wins). */
+  linkCustomer(input: { userId: string; customerId: string; now: Date }): Promise<string>;
+  userOfCustomer(customerId: string): Promise<string | undefined>;
+  /** The user's subscription that matters now: an entitled one (the highest tier), else the last updated. */
+  currentSubscription(userId: string): Promise<StoredSubscription | undefined>;
+  findSubscription(subscriptionId: string): Promise<StoredSubscription | undefined>;
+  isEventProcessed(eventId: string): Promise<boolean>;
+  /**
+   * One transaction: records the event id and applies `subscription` (unless an event created later was applied to
+   * it already: 'stale'), then sets the user's tier from their entitled subscriptions (none left: free). An event id
+   * seen before is 'duplicate' and writes nothing.
+   */
+  recordEvent(input: {
+    event: { id: string; type: string; created: number };
+    subscription?: Omit<StoredSubscription, 'lastEventCreated' | 'updatedAt'>;
+    now: Date;
+  }): Promise<BillingEventOutcome | 'duplicate'>;
 }

@@ -2,7 +2,6 @@ import type { BucketRequest, QuotaDecision, ScanMode, ScanRun, Severity } from '
 import type { SqliteDatabase } from './database.js';
 import { SqliteQuotaStore } from './quota.js';
 import type {
-  Membership,
   NewScan,
   ScanCursor,
   ScanListFilter,
@@ -12,7 +11,6 @@ import type {
   ScanSummary,
   ScanVisibility,
   StoredScanEvent,
-  TeamRepository,
 } from './repositories.js';
 
 interface ScanRow {
@@ -114,8 +112,13 @@ export class SqliteScanRepository implements ScanRepository {
   }
 
   async result(id: string): Promise<ScanRun | undefined> {
+    const text = await this.resultJson(id);
+    return text === undefined ? undefined : (JSON.parse(text) as ScanRun);
+  }
+
+  async resultJson(id: string): Promise<string | undefined> {
     const row = this.db.prepare<[string], { result: string | null }>('SELECT result FROM scans WHERE id = ?').get(id);
-    return row?.result ? (JSON.parse(row.result) as ScanRun) : undefined;
+    return row?.result ?? undefined;
   }
 
   async list(filter: ScanListFilter, { after, limit }: { after?: ScanCursor; limit: number }): Promise<{ items: ScanRecord[]; next?: ScanCursor }> {
@@ -230,20 +233,5 @@ export class SqliteScanRepository implements ScanRepository {
 
   private lastSeq(scanId: string): number {
     return this.db.prepare<[string], { seq: number | null }>('SELECT MAX(seq) AS seq FROM scan_events WHERE scan_id = ?').get(scanId)?.seq ?? 0;
-  }
-}
-
-export class SqliteTeamRepository implements TeamRepository {
-  constructor(private readonly db: SqliteDatabase) {}
-
-  async membershipOf(userId: string): Promise<Membership | undefined> {
-    const row = this.db
-      .prepare<[string], { team_id: string; role: Membership['role']; tier: Membership['teamTier'] }>(
-        `SELECT m.team_id, m.role, owner.tier FROM team_members m
-         JOIN teams t ON t.id = m.team_id JOIN users owner ON owner.id = t.owner_user_id
-         WHERE m.user_id = ?`,
-      )
-      .get(userId);
-    return row && { teamId: row.team_id, role: row.role, teamTier: row.tier };
   }
 }

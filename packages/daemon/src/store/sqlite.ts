@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { constantTimeEqualHex, normalizeEmail, ServiceError, type AccountTier } from '@svc/core';
 import type { SqliteDatabase } from './database.js';
-import { SqliteScanRepository, SqliteTeamRepository } from './sqlite-scans.js';
+import { SqliteScanRepository } from './sqlite-scans.js';
+import { SqliteTeamRepository } from './sqlite-teams.js';
 import type {
   ApiKeyRecord,
   ApiKeyRepository,
   LoginCodeCheck,
   LoginCodeRepository,
+  NotificationSettings,
   OutboxMessage,
   OutboxRepository,
   User,
@@ -22,12 +24,28 @@ interface UserRow {
   email: string;
   display_name: string | null;
   tier: AccountTier;
+  notify_scan_completed: number;
+  notify_new_location: number;
+  notify_invites: number;
   created_at: string;
 }
 
 function toUser(row: UserRow): User {
-  return { id: row.id, email: row.email, displayName: row.display_name, tier: row.tier, createdAt: row.created_at };
+  return {
+    id: row.id,
+    email: row.email,
+    displayName: row.display_name,
+    tier: row.tier,
+    notifications: { scanCompleted: row.notify_scan_completed === 1, newLocation: row.notify_new_location === 1, invites: row.notify_invites === 1 },
+    createdAt: row.created_at,
+  };
 }
+
+const NOTIFICATION_COLUMNS = {
+  scanCompleted: 'notify_scan_completed',
+  newLocation: 'notify_new_location',
+  invites: 'notify_invites',
+} as const satisfies Record<keyof NotificationSettings, string>;
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
@@ -46,7 +64,14 @@ export class SqliteUserRepository implements UserRepository {
   }
 
   async create({ email, tier = 'free', now }: { email: string; tier?: AccountTier; now: Date }): Promise<User> {
-    const user: User = { id: randomUUID(), email: normalizeEmail(email), displayName: null, tier, createdAt: now.toISOString() };
+    const user: User = {
+      id: randomUUID(),
+      email: normalizeEmail(email),
+      displayName: null,
+      tier,
+      notifications: { scanCompleted: true, newLocation: true, invites: true },
+      createdAt: now.toISOString(),
+    };
     try {
       this.db
         .prepare('INSERT INTO users (id, email, display_name, tier, created_at) VALUES (?, ?, ?, ?, ?)')
@@ -72,6 +97,26 @@ export class SqliteUserRepository implements UserRepository {
     const normalised = normalizeEmail(email);
     this.db.prepare('UPDATE users SET tier = ? WHERE email = ?').run(tier, normalised);
     return this.findByNormalisedEmail(normalised);
+  }
+
+  async updateProfile(
+    id: string,
+    changes: { displayName?: string | null; notifications?: Partial<NotificationSettings> },
+  ): Promise<User | undefined> {
+    const assignments: string[] = [];
+    const values: Array<string | number | null> = [];
+    if (changes.displayName !== undefined) {
+      assignments.push('display_name = ?');
+      values.push(changes.displayName);
+    }
+    for (const [key, column] of Object.entries(NOTIFICATION_COLUMNS) as Array<[keyof NotificationSettings, string]>) {
+      const value = changes.notifications?.[key];
+      if (value === undefined) continue;
+      assignments.push(`${column} = ?`);
+      values.push(value ? 1 : 0);
+    }
+    if (assignments.length > 0) this.db.prepare(`UPDATE users SET ${assignments.join(', ')} WHERE id = ?`).run(...values, id);
+    return this.findById(id);
   }
 
   private findByNormalisedEmail(email: string): User | undefined {
@@ -153,7 +198,12 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   };
 }
 
+/** Key/network pairs remembered per connection before the memo starts over (a few hundred KB at most). */
+const MAX_REMEMBERED_NETWORKS = 10_000;
+
 export class SqliteApiKeyRepository implements ApiKeyRepository {
+  private readonly storedNetworks = new Set<string>();
+
   constructor(private readonly db: SqliteDatabase) {}
 
   async create(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>): Promise<ApiKeyRecord> {
@@ -220,9 +270,15 @@ export class SqliteApiKeyRepository implements ApiKeyRepository {
   }
 
   async markNetworkSeen({ keyId, network, now }: { keyId: string; network: string; now: Date }): Promise<boolean> {
+    // Every authenticated request lands here; a pair this connection has stored already needs no write. Rows are
+    // never deleted while their key lives, so remembering them cannot hide a first use.
+    const pair = `${keyId} ${network}`;
+    if (this.storedNetworks.has(pair)) return false;
     const result = this.db
       .prepare('INSERT INTO seen_networks (key_id, network, first_seen_at) VALUES (?, ?, ?) ON CONFLICT (key_id, network) DO NOTHING')
       .run(keyId, network, now.toISOString());
+    if (this.storedNetworks.size >= MAX_REMEMBERED_NETWORKS) this.storedNetworks.clear();
+    this.storedNetworks.add(pair);
     return result.changes > 0;
   }
 }

@@ -1,5 +1,7 @@
 import init from './0001_init.js';
 import scans from './0002_scans.js';
+import teams from './0003_teams.js';
+import billing from './0004_billing.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +13,6 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'init', sql: init },
   { version: 2, name: 'scans', sql: scans },
+  { version: 3, name: 'teams', sql: teams },
+  { version: 4, name: 'billing', sql: billing },
 ];

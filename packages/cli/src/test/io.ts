@@ -1,0 +1,42 @@
+import type { PassThrough } from 'node:stream';
+import { Writable } from 'node:stream';
+import { main } from '../program.js';
+import type { CommandIo } from '../terminal.js';
+
+// A CommandIo that records what a command writes, for tests that run commands in-process.
+
+export interface CapturedIo extends CommandIo {
+  out(): string;
+  err(): string;
+}
+
+function sink(): Writable & { text: string } {
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      stream.text += chunk.toString();
+      callback();
+    },
+  }) as Writable & { text: string };
+  stream.text = '';
+  return stream;
+}
+
+export function captureIo(env: NodeJS.ProcessEnv, options: { stdin?: PassThrough; signal?: AbortSignal } = {}): CapturedIo {
+  const stdout = sink();
+  const stderr = sink();
+  return {
+    stdout,
+    stderr,
+    env,
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    signal: options.signal ?? new AbortController().signal,
+    out: () => stdout.text,
+    err: () => stderr.text,
+  };
+}
+
+/** Runs `svc <args>` in-process through the real program (parsing, registration, exit-code mapping). */
+export async function runSvc(args: string[], io: CapturedIo): Promise<{ code: number; stdout: string; stderr: string }> {
+  const code = await main(['node', 'svc', ...args], io);
+  return { code, stdout: io.out(), stderr: io.err() };
+}
