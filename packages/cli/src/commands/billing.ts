@@ -90,8 +90,9 @@ const day = (iso: string | null) => (iso === null ? 'unknown' : iso.slice(0, 10)
 const planName = (tier: string | null) => (tier === null ? 'an unknown plan' : (TIER_DISPLAY_NAMES[tier as Tier] ?? tier));
 
 /** The URL alone on stdout; with --open also in the browser (a failure to open is a note, the URL is still there). */
-async function showUrl(io: CommandIo, url: string, open: boolean | undefined, opener: UrlOpener): Promise<void> {
-  io.stdout.write(`${url}\n`);
+/** The URL alone on stdout (unless --json printed it already), then the browser with --open. */
+async function showUrl(io: CommandIo, url: string, { open, json }: { open?: boolean; json?: boolean }, opener: UrlOpener): Promise<void> {
+  if (json !== true) io.stdout.write(`${url}\n`);
   if (open !== true) return;
   try {
     await opener(url);
@@ -111,7 +112,7 @@ export async function billingCheckoutCommand(io: CommandIo, client: ApiClient, o
   const session = await client.request<{ checkout_url: string; session_id: string }>('POST', '/checkout/session', { body, signal: io.signal });
   if (options.json === true) printJson(io, session);
   else io.stderr.write(`svc: checkout for the ${planName(options.tier)} plan (${options.cycle}); pay on the page below, then ${CONFIRM_NOTE}\n`);
-  await showUrl(io, session.checkout_url, options.open, opener);
+  await showUrl(io, session.checkout_url, options, opener);
   return 0;
 }
 
@@ -119,7 +120,7 @@ export async function billingPortalCommand(io: CommandIo, client: ApiClient, opt
   const session = await client.request<{ portal_url: string }>('POST', '/billing/portal', { signal: io.signal });
   if (options.json === true) printJson(io, session);
   else io.stderr.write('svc: the customer portal (payment method, invoices, plan, cancel); the link works once and expires soon\n');
-  await showUrl(io, session.portal_url, options.open, opener);
+  await showUrl(io, session.portal_url, options, opener);
   return 0;
 }
 
