@@ -44,8 +44,8 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
     const started = performance.now();
     await next();
     services.logger.info('request', {
-      request_id: c.var.requestId,
-      client_ip: c.var.clientIp,
+      request_id: c.get('requestId'),
+      client_ip: c.get('clientIp'),
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
@@ -89,7 +89,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
     if (serviceError.code === 'INTERNAL_ERROR') {
       // The caller gets the generic message; the operator gets the real one, tied by the request id.
       services.logger.error('unhandled error', {
-        request_id: c.var.requestId,
+        request_id: c.get('requestId'),
         method: c.req.method,
         path: c.req.path,
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
@@ -103,7 +103,7 @@ export function createApp(services: Services): OpenAPIHono<AppEnv> {
 
 function errorResponse(c: Context<AppEnv>, error: ServiceError): Response {
   // Set again here: a response built in the error path must carry the id as well.
-  if (c.var.requestId !== undefined) c.header(REQUEST_ID_HEADER, c.var.requestId);
+  if (c.get('requestId') !== undefined) c.header(REQUEST_ID_HEADER, c.get('requestId'));
   const retryAfter = error.details?.['retry_after_seconds'];
   if (error.code === 'RATE_LIMITED' && typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter));
   return c.json(errorEnvelope(error), error.status as ContentfulStatusCode);

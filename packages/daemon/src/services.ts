@@ -14,7 +14,7 @@ import type { BillingRepository } from './store/repositories.js';
 import { SqliteRegistryRepository, type RegistryRepository } from './store/registry.js';
 import { sqliteRepositories } from './store/sqlite.js';
 
-/** Everything a handler may use, reached through `c.var.services` (DESIGN.md convention 3): no module globals. */
+/** Everything a handler may use, reached through `c.get('services')` (DESIGN.md convention 3): no module globals. */
 export interface Services {
   version: string;
   users: UserRepository;

@@ -135,9 +135,11 @@ export function clientIp(
 ): string {
   const peer = parseAddress(socketAddress);
   if (peer === undefined) return socketAddress;
-  const trusted = parseNetworks(trustedProxies);
   const header = typeof xForwardedFor === 'string' ? xForwardedFor : xForwardedFor?.join(',');
-  if (header === undefined || header.trim() === '' || !inAnyNetwork(peer, trusted)) return formatAddress(peer);
+  // Most requests carry no header: the proxy list is parsed only when there is one to judge.
+  if (header === undefined || header.trim() === '') return formatAddress(peer);
+  const trusted = parseNetworks(trustedProxies);
+  if (!inAnyNetwork(peer, trusted)) return formatAddress(peer);
 
   const hops = header.split(',');
   let current: Address = peer;

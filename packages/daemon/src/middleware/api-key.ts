@@ -39,7 +39,7 @@ export function requireApiKey(required?: Scope) {
         { credential: 'api_key' },
       );
     }
-    const { apiKeys, users, requestQuota, clock } = c.var.services;
+    const { apiKeys, users, requestQuota, clock } = c.get('services');
     const now = clock();
     if (checkKeyFormat(token, now) !== 'valid') throw new ServiceError('UNAUTHORIZED');
 
@@ -57,7 +57,7 @@ export function requireApiKey(required?: Scope) {
       c.set('rateLimit', decision.tightest);
     }
 
-    if ((required !== undefined && !hasScope(key.scopes, required)) || !isAllowed(key.ipAllowlist, c.var.clientIp)) {
+    if ((required !== undefined && !hasScope(key.scopes, required)) || !isAllowed(key.ipAllowlist, c.get('clientIp'))) {
       throw new ServiceError('FORBIDDEN');
     }
 
@@ -76,16 +76,16 @@ export function isRecordUsable(key: ApiKeyRecord, now: Date): boolean {
 async function findKey(c: Context<AppEnv>, token: string): Promise<ApiKeyRecord | undefined> {
   // Keys carry ~190 random bits, so a plain SHA-256 is a safe lookup value and survives a change of the JWT secret.
   const hash = hashApiKey(token);
-  const key = await c.var.services.apiKeys.findByHash(hash);
+  const key = await c.get('services').apiKeys.findByHash(hash);
   return key !== undefined && constantTimeEqualHex(key.hash, hash) ? key : undefined;
 }
 
 /** Spec 5.1 rule 8: one mail per key and /24 (IPv6: /64), the first time the key is used from it. */
 async function noticeNewLocation(c: Context<AppEnv>, key: ApiKeyRecord, owner: User, now: Date): Promise<void> {
-  const ip = c.var.clientIp;
+  const ip = c.get('clientIp');
   const network = slash24(ip);
   if (network === undefined) return;
-  const { apiKeys, mail } = c.var.services;
+  const { apiKeys, mail } = c.get('services');
   if (!(await apiKeys.markNetworkSeen({ keyId: key.id, network, now }))) return;
   // Recorded even when the mail is off, so turning it back on does not report networks seen meanwhile.
   if (!owner.notifications.newLocation) return;

@@ -4,7 +4,7 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
 
 /**
- * Sets `c.var.clientIp`: the socket peer, or the client named by X-Forwarded-For when the peer is one of
+ * Sets `c.get('clientIp')`: the socket peer, or the client named by X-Forwarded-For when the peer is one of
  * SVC_TRUSTED_PROXIES (core's clientIp walks the chain). IP allowlists, anonymous quotas and the logs use it.
  */
 export const resolveClientIp = createMiddleware<AppEnv>(async (c, next) => {
@@ -14,7 +14,7 @@ export const resolveClientIp = createMiddleware<AppEnv>(async (c, next) => {
   } catch {
     // No Node socket (app.request() in tests, another runtime): nothing to resolve.
   }
-  c.set('clientIp', peer === undefined ? 'unknown' : clientIp(peer, c.req.header('x-forwarded-for'), c.var.services.trustedProxies));
+  c.set('clientIp', peer === undefined ? 'unknown' : clientIp(peer, c.req.header('x-forwarded-for'), c.get('services').trustedProxies));
   await next();
 });
 

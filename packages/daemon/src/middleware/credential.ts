@@ -34,9 +34,9 @@ export function callerId(c: Context<AppEnv>): string | undefined {
  * and nothing else would stop one address from hammering them.
  */
 export const countAnonymousRequest = createMiddleware<AppEnv>(async (c, next) => {
-  const { requestQuota, clock } = c.var.services;
+  const { requestQuota, clock } = c.get('services');
   const now = clock();
-  const plan = bucketsFor({ kind: 'request', ip: clientBudgetKey(c.var.clientIp) }, now);
+  const plan = bucketsFor({ kind: 'request', ip: clientBudgetKey(c.get('clientIp')) }, now);
   if (plan.ok) {
     const decision = await requestQuota.consume(plan.buckets, now);
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);

@@ -25,7 +25,7 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
       { credential: 'session' },
     );
   }
-  const session = await c.var.services.sessions.verify(token);
+  const session = await c.get('services').sessions.verify(token);
   await countSessionRequest(c, session.userId);
   c.set('session', session);
   await next();
@@ -42,7 +42,7 @@ export const optionalSession = createMiddleware<AppEnv>(async (c, next) => {
  * (8000 per 5 minutes), and toward the cap of the Authorization value itself, like a key's.
  */
 async function countSessionRequest(c: Context<AppEnv>, userId: string): Promise<void> {
-  const { users, requestQuota, clock } = c.var.services;
+  const { users, requestQuota, clock } = c.get('services');
   const user = await users.findById(userId);
   // A valid token of a deleted account is as good as no token.
   if (user === undefined) throw new ServiceError('UNAUTHORIZED');

@@ -79,10 +79,10 @@ const verify = createRoute({
 export const authRoutes = createRouter()
   .openapi(login, async (c) => {
     const { email } = c.req.valid('json');
-    const { loginCodes, mail, quota, loginCodePepper, clock, logger } = c.var.services;
+    const { loginCodes, mail, quota, loginCodePepper, clock, logger } = c.get('services');
     const now = clock();
     // One consume for both budgets: a request refused by either counts toward neither.
-    const decision = await quota.consume([...loginCodeBuckets(email, now), ...signInIpBuckets('login', c.var.clientIp, now)], now);
+    const decision = await quota.consume([...loginCodeBuckets(email, now), ...signInIpBuckets('login', c.get('clientIp'), now)], now);
     if (!decision.allowed) throw signInRateLimitError('login', decision.blocked);
     const code = generateLoginCode();
     // Mailed before it is stored: storing replaces the address's previous code, which must stay valid when
@@ -95,7 +95,7 @@ export const authRoutes = createRouter()
       });
     } catch (error) {
       if (!(error instanceof MailDeliveryError)) throw error;
-      logger.error('sign-in mail not sent', { request_id: c.var.requestId, reason: error.reason });
+      logger.error('sign-in mail not sent', { request_id: c.get('requestId'), reason: error.reason });
       throw new ServiceError('SERVICE_UNAVAILABLE', 'The sign-in code could not be mailed; try again in a minute.');
     }
     await loginCodes.put({ email, codeHash: hashLoginCode(email, code, loginCodePepper), expiresAt: new Date(now.getTime() + LOGIN_CODE_TTL_MS), now });
@@ -104,9 +104,9 @@ export const authRoutes = createRouter()
   // The account is created on the first successful verification, so unverified addresses leave no users behind.
   .openapi(verify, async (c) => {
     const { email, code } = c.req.valid('json');
-    const { loginCodes, users, sessions, quota, loginCodePepper, clock } = c.var.services;
+    const { loginCodes, users, sessions, quota, loginCodePepper, clock } = c.get('services');
     const now = clock();
-    const decision = await quota.consume(signInIpBuckets('verify', c.var.clientIp, now), now);
+    const decision = await quota.consume(signInIpBuckets('verify', c.get('clientIp'), now), now);
     if (!decision.allowed) throw signInRateLimitError('verify', decision.blocked);
     const result = await loginCodes.check({ email, codeHash: hashLoginCode(email, code, loginCodePepper), now, maxAttempts: LOGIN_CODE_MAX_ATTEMPTS });
     if (result !== 'ok') throw new ServiceError('UNAUTHORIZED', 'The code is wrong, expired or already used; ask for a new one.');

@@ -15,6 +15,7 @@ import {
   type Tier,
 } from '@svc/core';
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { ENTITLED_STATUSES, type BillingProvider, type SubscriptionState } from '../billing/billing.js';
 import { BILLING_CYCLES, PLAN_LOOKUP_KEYS, type BillingCycle } from '../billing/plans.js';
@@ -32,7 +33,7 @@ const ENTITLED = new Set<string>(ENTITLED_STATUSES);
 
 /** The configured provider; without SVC_STRIPE_SECRET_KEY every billing route is 501 before its body is read. */
 const requireBilling = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.var.services.billing === undefined) {
+  if (c.get('services').billing === undefined) {
     throw new ServiceError(
       'BILLING_NOT_CONFIGURED',
       'Billing is not configured on this server (SVC_STRIPE_SECRET_KEY is unset); an operator sets plans with `svcd admin set-tier`.',
@@ -41,8 +42,8 @@ const requireBilling = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-function provider(c: { var: AppEnv['Variables'] }): BillingProvider {
-  const billing = c.var.services.billing;
+function provider(c: Context<AppEnv>): BillingProvider {
+  const billing = c.get('services').billing;
   if (billing === undefined) throw new ServiceError('BILLING_NOT_CONFIGURED');
   return billing;
 }
@@ -286,15 +287,15 @@ const returnPage = createRoute({
   responses: { 200: { content: { 'text/html': { schema: z.string() } }, description: 'A short HTML page' } },
 });
 
-async function userOf(c: { var: AppEnv['Variables'] }) {
-  const user = await c.var.services.users.findById(c.var.session.userId);
+async function userOf(c: Context<AppEnv>) {
+  const user = await c.get('services').users.findById(c.get('session').userId);
   if (user === undefined) throw new ServiceError('UNAUTHORIZED');
   return user;
 }
 
 /** The subscription a change applies to: an entitled one, or 409 naming what to do instead. */
-async function activeSubscription(c: { var: AppEnv['Variables'] }, hint: string): Promise<StoredSubscription> {
-  const current = await c.var.services.billingRecords.currentSubscription(c.var.session.userId);
+async function activeSubscription(c: Context<AppEnv>, hint: string): Promise<StoredSubscription> {
+  const current = await c.get('services').billingRecords.currentSubscription(c.get('session').userId);
   if (current === undefined || !ENTITLED.has(current.status)) throw new ServiceError('CONFLICT', `There is no active subscription; ${hint}`);
   return current;
 }
@@ -305,7 +306,7 @@ export const billingRoutes = createRouter()
     async (c) => {
       const body = c.req.valid('json');
       const billing = provider(c);
-      const { billingRecords, clock } = c.var.services;
+      const { billingRecords, clock } = c.get('services');
       const user = await userOf(c);
       const current = await billingRecords.currentSubscription(user.id);
       if (current !== undefined && ENTITLED.has(current.status)) {
@@ -329,7 +330,7 @@ export const billingRoutes = createRouter()
     strictBody,
   )
   .openapi(portal, async (c) => {
-    const customerId = await c.var.services.billingRecords.customerOf(c.var.session.userId);
+    const customerId = await c.get('services').billingRecords.customerOf(c.get('session').userId);
     if (customerId === undefined) throw new ServiceError('CONFLICT', 'There is no billing account yet; start one with POST /checkout/session.');
     const session = await provider(c).createPortalSession({ customerId });
     return c.json(successEnvelope({ portal_url: session.url }), 200);
@@ -358,7 +359,7 @@ export const billingRoutes = createRouter()
   })
   .openapi(invoices, async (c) => {
     const { limit = 10, starting_after: startingAfter } = c.req.valid('query');
-    const customerId = await c.var.services.billingRecords.customerOf(c.var.session.userId);
+    const customerId = await c.get('services').billingRecords.customerOf(c.get('session').userId);
     if (customerId === undefined) return c.json(successEnvelope({ invoices: [], has_more: false }), 200);
     const page = await provider(c).listInvoices({ customerId, limit, startingAfter });
     return c.json(
@@ -380,7 +381,7 @@ export const billingRoutes = createRouter()
     );
   })
   .openapi(subscription, async (c) => {
-    const { billingRecords, teams, billing } = c.var.services;
+    const { billingRecords, teams, billing } = c.get('services');
     const user = await userOf(c);
     const current = await billingRecords.currentSubscription(user.id);
     const membership = await teams.membershipOf(user.id);
@@ -406,12 +407,12 @@ export const billingRoutes = createRouter()
   })
   .openapi(webhook, async (c) => {
     const billing = provider(c);
-    const { billingRecords, users, clock, logger } = c.var.services;
+    const { billingRecords, users, clock, logger } = c.get('services');
     // The exact bytes Stripe signed: nothing may parse (and re-serialise) the body before verification.
     const raw = new Uint8Array(await c.req.arrayBuffer());
     const event = billing.parseWebhook(raw, c.req.header('stripe-signature'), clock());
     const reply = (outcome: 'applied' | 'stale' | 'ignored' | 'duplicate') => {
-      logger.info('stripe webhook', { request_id: c.var.requestId, event_id: event.id, type: event.type, outcome });
+      logger.info('stripe webhook', { request_id: c.get('requestId'), event_id: event.id, type: event.type, outcome });
       return c.json(successEnvelope({ event_id: event.id, outcome }), 200);
     };
     if (await billingRecords.isEventProcessed(event.id)) return reply('duplicate');

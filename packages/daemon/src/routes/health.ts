@@ -13,5 +13,5 @@ const health = createRoute({
 });
 
 export const healthRoutes = createRouter().openapi(health, (c) =>
-  c.json(successEnvelope({ status: 'ok' as const, version: c.var.services.version }), 200),
+  c.json(successEnvelope({ status: 'ok' as const, version: c.get('services').version }), 200),
 );

@@ -125,14 +125,14 @@ const selfKey = createRoute({
 export const keyRoutes = createRouter()
   .openapi(createKey, async (c) => {
     const body = c.req.valid('json');
-    const { users, apiKeys, clock } = c.var.services;
+    const { users, apiKeys, clock } = c.get('services');
     const now = clock();
     const scopes = parseScopes(body.scopes);
     if (!scopes.ok) throw invalidField('scopes', scopes.message, { invalid: scopes.invalid });
     const expiresAt = resolveExpiry(body.expires_in_days, now);
     const ipAllowlist = parseAllowlist(body.ip_allowlist);
 
-    const user = await users.findById(c.var.session.userId);
+    const user = await users.findById(c.get('session').userId);
     if (user === undefined) throw new ServiceError('UNAUTHORIZED');
     if (!canMintApiKeys(user.tier)) throw new ServiceError('SUBSCRIPTION_REQUIRED', 'API keys need a paid plan (Developer, Team or Business).');
 
@@ -168,19 +168,19 @@ export const keyRoutes = createRouter()
   })
   .openapi(listKeys, async (c) => {
     const { all } = c.req.valid('query');
-    const { apiKeys, clock } = c.var.services;
+    const { apiKeys, clock } = c.get('services');
     const now = clock();
-    const keys = await apiKeys.listByUser(c.var.session.userId);
+    const keys = await apiKeys.listByUser(c.get('session').userId);
     const shown = all === 'true' ? keys : keys.filter((key) => isRecordUsable(key, now));
     return c.json(successEnvelope(shown.map(summary)), 200);
   })
   .openapi(revokeKey, async (c) => {
     const { id } = c.req.valid('param');
-    const { apiKeys, clock } = c.var.services;
-    if (!(await apiKeys.revoke({ userId: c.var.session.userId, id, now: clock() }))) throw new ServiceError('NOT_FOUND');
+    const { apiKeys, clock } = c.get('services');
+    if (!(await apiKeys.revoke({ userId: c.get('session').userId, id, now: clock() }))) throw new ServiceError('NOT_FOUND');
     return c.json(successEnvelope({ id, revoked: true as const }), 200);
   })
   .openapi(selfKey, (c) => {
-    const key = c.var.apiKey;
+    const key = c.get('apiKey');
     return c.json(successEnvelope({ id: key.id, prefix: key.prefix, label: key.label, scopes: key.scopes, expires_at: key.expiresAt }), 200);
   });

@@ -74,7 +74,7 @@ const updateMe = createRoute({
 });
 
 async function profileOf(c: Context<AppEnv>, user: User): Promise<z.infer<typeof profile>> {
-  const membership = await c.var.services.teams.membershipOf(user.id);
+  const membership = await c.get('services').teams.membershipOf(user.id);
   return {
     email: user.email,
     user_id: user.id,
@@ -87,7 +87,7 @@ async function profileOf(c: Context<AppEnv>, user: User): Promise<z.infer<typeof
 
 export const meRoutes = createRouter()
   .openapi(me, async (c) => {
-    const user = await c.var.services.users.findById(c.var.session.userId);
+    const user = await c.get('services').users.findById(c.get('session').userId);
     // A valid token of a deleted account is as good as no token.
     if (user === undefined) throw new ServiceError('UNAUTHORIZED');
     return c.json(successEnvelope(await profileOf(c, user)), 200);
@@ -104,7 +104,7 @@ export const meRoutes = createRouter()
         ...(invites === undefined ? {} : { invites }),
       };
     }
-    const user = await c.var.services.users.updateProfile(c.var.session.userId, changes);
+    const user = await c.get('services').users.updateProfile(c.get('session').userId, changes);
     if (user === undefined) throw new ServiceError('UNAUTHORIZED');
     return c.json(successEnvelope(await profileOf(c, user)), 200);
   });

@@ -285,7 +285,7 @@ const compare = createRoute({
 export const registryRoutes = createRouter()
   .openapi(listRegistry, async (c) => {
     const { source, q, grade, sort, limit, cursor } = c.req.valid('query');
-    const { registry, cursorKey } = c.var.services;
+    const { registry, cursorKey } = c.get('services');
     const kind = `registry:${sort}`;
     const after = cursor === undefined ? undefined : decodeSignedCursor(cursorKey, kind, cursor, registryPositionSchema);
     const result = await registry.list({
@@ -300,7 +300,7 @@ export const registryRoutes = createRouter()
   })
   .openapi(getRecord, async (c) => {
     const { source, package: name } = c.req.valid('param');
-    const { registry } = c.var.services;
+    const { registry } = c.get('services');
     const entry = await registry.find(source, name);
     if (entry === undefined) throw new ServiceError('NOT_FOUND', 'No completed public scan of this package.');
     const [versions, findings] = await Promise.all([registry.versions(source, name), registry.topFindings(entry.scanId, TOP_FINDINGS)]);
@@ -321,14 +321,14 @@ export const registryRoutes = createRouter()
   })
   .openapi(recentScans, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    const { registry, cursorKey } = c.var.services;
+    const { registry, cursorKey } = c.get('services');
     const after = cursor === undefined ? undefined : decodeSignedCursor(cursorKey, 'recent', cursor, recentPositionSchema);
     const result = await registry.recent({ limit, ...(after === undefined ? {} : { after }) });
     return c.json({ items: result.items.map(toRecentJson), next_cursor: result.next === undefined ? null : encodeSignedCursor(cursorKey, 'recent', result.next) }, 200);
   })
   .openapi(compare, async (c) => {
     const specs = parsePackageList(c.req.valid('query').packages);
-    const { registry } = c.var.services;
+    const { registry } = c.get('services');
     const entries = await Promise.all(specs.map((spec) => registry.find(spec.source, spec.name, spec.version)));
     return c.json(
       {

@@ -206,16 +206,16 @@ const privateHistory = historyRoute(
 export const scanRoutes = createRouter()
   .openapi(submitApi, async (c) => {
     const body = c.req.valid('json');
-    const user = await signedInUser(c, c.var.apiKey.userId);
-    const scan = await submitScan(c, body, { user, keyId: c.var.apiKey.id });
+    const user = await signedInUser(c, c.get('apiKey').userId);
+    const scan = await submitScan(c, body, { user, keyId: c.get('apiKey').id });
     c.header('Location', `/api/v1/scan/${scan.id}`);
     return c.json(scanView(scan, { insider: true }), 202);
   })
   .openapi(getApi, async (c) => {
     const { scan, insider } = await visibleScan(c, c.req.valid('param').id);
-    return jsonWithResult(c, scanView(scan, { insider }), await c.var.services.scans.resultJson(scan.id), { envelope: false });
+    return jsonWithResult(c, scanView(scan, { insider }), await c.get('services').scans.resultJson(scan.id), { envelope: false });
   })
-  .openapi(listApi, async (c) => c.json(await listPage(c, c.var.apiKey.userId, 'public', c.req.valid('query')), 200))
+  .openapi(listApi, async (c) => c.json(await listPage(c, c.get('apiKey').userId, 'public', c.req.valid('query')), 200))
   .openapi(submitWeb, async (c) => {
     const body = c.req.valid('json');
     const session = c.get('session') as AppEnv['Variables']['session'] | undefined;
@@ -225,15 +225,15 @@ export const scanRoutes = createRouter()
     return c.json(successEnvelope(scanView(scan, { insider: true })), 202);
   })
   .openapi(getWeb, async (c) => {
-    const scan = await c.var.services.scans.findById(c.req.valid('param').id);
+    const scan = await c.get('services').scans.findById(c.req.valid('param').id);
     if (scan === undefined || scan.visibility !== 'public') throw new ServiceError('NOT_FOUND');
-    return jsonWithResult(c, scanView(scan, { insider: false }), await c.var.services.scans.resultJson(scan.id), { envelope: true });
+    return jsonWithResult(c, scanView(scan, { insider: false }), await c.get('services').scans.resultJson(scan.id), { envelope: true });
   })
   .openapi(stream, async (c) => {
     const { scan, insider } = await visibleScan(c, c.req.valid('param').id);
     const resumeFrom = parseLastEventId(c.req.header('last-event-id'));
-    const { hub } = c.var.services;
-    const client = c.var.clientIp;
+    const { hub } = c.get('services');
+    const client = c.get('clientIp');
     if (!hub.openStream(client, MAX_STREAMS_PER_CLIENT)) {
       throw rateLimited({ window: 'open_streams', tier: 'anonymous', current: hub.streamsOf(client), limit: MAX_STREAMS_PER_CLIENT, retry_after_seconds: 5 });
     }
@@ -248,14 +248,14 @@ export const scanRoutes = createRouter()
   .openapi(consensus, async (c) => {
     const { scan } = await visibleScan(c, c.req.valid('param').id);
     if (scan.mode !== 'deep') throw new ServiceError('NOT_FOUND', 'This scan ran in fast mode; only deep scans have judge votes.');
-    const run = await c.var.services.scans.result(scan.id);
+    const run = await c.get('services').scans.result(scan.id);
     if (run === undefined) throw new ServiceError('CONFLICT', `The scan is ${scan.status}; the votes are there once it has completed.`);
     return c.json(successEnvelope(panelVotes(scan.id, run)), 200);
   })
-  .openapi(publicHistory, async (c) => c.json(successEnvelope(await listPage(c, c.var.session.userId, 'public', c.req.valid('query'))), 200))
+  .openapi(publicHistory, async (c) => c.json(successEnvelope(await listPage(c, c.get('session').userId, 'public', c.req.valid('query'))), 200))
   .openapi(privateHistory, async (c) => {
-    const membership = await c.var.services.teams.membershipOf(c.var.session.userId);
-    return c.json(successEnvelope(await listPage(c, c.var.session.userId, 'private', c.req.valid('query'), membership?.teamId)), 200);
+    const membership = await c.get('services').teams.membershipOf(c.get('session').userId);
+    return c.json(successEnvelope(await listPage(c, c.get('session').userId, 'private', c.req.valid('query'), membership?.teamId)), 200);
   });
 
 /**
@@ -268,7 +268,7 @@ function jsonWithResult(c: Context<AppEnv>, view: ScanView, resultJson: string |
 }
 
 async function signedInUser(c: Context<AppEnv>, userId: string): Promise<User> {
-  const user = await c.var.services.users.findById(userId);
+  const user = await c.get('services').users.findById(userId);
   // Credentials are checked before this, so only an account deleted meanwhile lands here.
   if (user === undefined) throw new ServiceError('UNAUTHORIZED');
   return user;
@@ -284,7 +284,7 @@ async function submitScan(
   body: z.infer<typeof submitBody>,
   caller: { user?: User | undefined; keyId?: string },
 ): Promise<ScanRecord> {
-  const { scans, teams, scanRoots, runner, clock } = c.var.services;
+  const { scans, teams, scanRoots, runner, clock } = c.get('services');
   const checked = checkScanInput(body.input, scanRoots);
   if (!checked.ok) throw invalidField('input', checked.message);
   const visibility = body.visibility ?? defaultVisibility(checked.target);
@@ -304,7 +304,7 @@ async function submitScan(
       tier,
       mode: body.mode,
       visibility,
-      subjects: caller.user === undefined ? { ip: c.var.clientIp } : { userId: caller.user.id, ...(caller.keyId === undefined ? {} : { keyId: caller.keyId }) },
+      subjects: caller.user === undefined ? { ip: c.get('clientIp') } : { userId: caller.user.id, ...(caller.keyId === undefined ? {} : { keyId: caller.keyId }) },
     },
     now,
   );
@@ -344,7 +344,7 @@ function defaultVisibility(target: ScanTarget): ScanVisibility {
  * `insider`: the caller is the owner or in that team, and may see who ran it.
  */
 async function visibleScan(c: Context<AppEnv>, id: string): Promise<{ scan: ScanRecord; insider: boolean }> {
-  const { scans, teams } = c.var.services;
+  const { scans, teams } = c.get('services');
   const scan = await scans.findById(id);
   if (scan === undefined) throw new ServiceError('NOT_FOUND');
   const viewer = callerId(c);
@@ -364,7 +364,7 @@ async function listPage(
   query: z.infer<typeof pageQuery>,
   orgId?: string,
 ): Promise<z.infer<typeof scanPage>> {
-  const { scans, cursorKey } = c.var.services;
+  const { scans, cursorKey } = c.get('services');
   // One cursor kind per list, so a cursor of the private history cannot continue the public one.
   const kind = `scans-${visibility}`;
   const after = query.cursor === undefined ? undefined : decodeSignedCursor(cursorKey, kind, query.cursor, scanPosition);
@@ -418,7 +418,7 @@ async function followScan(
   scanId: string,
   { resumeFrom, insider }: { resumeFrom: number | undefined; insider: boolean },
 ): Promise<void> {
-  const { scans, hub, streamHeartbeatMs } = c.var.services;
+  const { scans, hub, streamHeartbeatMs } = c.get('services');
   const pending: StoredScanEvent[] = [];
   let wake: (() => void) | undefined;
   let closed = false;

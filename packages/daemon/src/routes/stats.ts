@@ -94,7 +94,7 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
 
 export const statsRoutes = createRouter()
   .openapi(stats, async (c) => {
-    const { registry } = c.var.services;
+    const { registry } = c.get('services');
     const [aggregate, scanTotals] = await Promise.all([registry.latestAggregate(), registry.scanTotals()]);
     return c.json(
       {
@@ -111,7 +111,7 @@ export const statsRoutes = createRouter()
   })
   .openapi(stateOfMcp, async (c) => {
     const { since: sinceText } = c.req.valid('query');
-    const { registry, clock } = c.var.services;
+    const { registry, clock } = c.get('services');
     const since = sinceText === undefined ? undefined : new Date(sinceText);
     if (since !== undefined && Number.isNaN(since.getTime())) throw invalidField('since', 'since is not a real date');
     const aggregate = await registry.latestAggregate(since === undefined ? {} : { since: since.toISOString() });

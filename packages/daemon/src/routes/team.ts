@@ -91,7 +91,7 @@ function inviteOut(invite: TeamInvite): z.infer<typeof pendingInviteView> {
 }
 
 async function viewOf(c: Context<AppEnv>, teamId: string, callerId: string): Promise<z.infer<typeof teamView>> {
-  const { teams, clock } = c.var.services;
+  const { teams, clock } = c.get('services');
   const team = await teams.findTeam(teamId);
   if (team === undefined) throw notInTeam();
   const members = await teams.members(teamId);
@@ -118,8 +118,8 @@ function notInTeam(): ServiceError {
 
 /** The caller's membership and the team as read now; its version is what the caller's write must still find. */
 async function callerTeam(c: Context<AppEnv>): Promise<{ membership: Membership; team: Team }> {
-  const { teams } = c.var.services;
-  const membership = await teams.membershipOf(c.var.session.userId);
+  const { teams } = c.get('services');
+  const membership = await teams.membershipOf(c.get('session').userId);
   if (membership === undefined) throw notInTeam();
   const team = await teams.findTeam(membership.teamId);
   if (team === undefined) throw notInTeam();
@@ -354,12 +354,12 @@ const usage = createRoute({
 export const teamRoutes = createRouter()
   .openapi(getTeam, async (c) => {
     const { membership } = await callerTeam(c);
-    return c.json(successEnvelope(await viewOf(c, membership.teamId, c.var.session.userId)), 200);
+    return c.json(successEnvelope(await viewOf(c, membership.teamId, c.get('session').userId)), 200);
   })
   .openapi(createTeam, async (c) => {
     const { name } = c.req.valid('json');
-    const { users, teams, clock } = c.var.services;
-    const user = await users.findById(c.var.session.userId);
+    const { users, teams, clock } = c.get('services');
+    const user = await users.findById(c.get('session').userId);
     if (user === undefined) throw new ServiceError('UNAUTHORIZED');
     if ((await teams.membershipOf(user.id)) !== undefined) throw new ServiceError('ALREADY_IN_TEAM', 'You are already in a team; leave it first.');
     if (!canCreateTeam(user.tier)) {
@@ -374,9 +374,9 @@ export const teamRoutes = createRouter()
     if ((body.name === undefined) === (body.new_owner_user_id === undefined)) {
       throw invalidField('(body)', 'Give exactly one of name (rename) and new_owner_user_id (transfer ownership).');
     }
-    const { teams } = c.var.services;
+    const { teams } = c.get('services');
     const { membership, team } = await callerTeam(c);
-    const callerId = c.var.session.userId;
+    const callerId = c.get('session').userId;
     if (body.new_owner_user_id !== undefined) {
       const targetId = body.new_owner_user_id;
       const members = await teams.members(team.id);
@@ -395,7 +395,7 @@ export const teamRoutes = createRouter()
   })
   .openapi(createInvite, async (c) => {
     const body = c.req.valid('json');
-    const { teams, users, quota, mail, clock, logger } = c.var.services;
+    const { teams, users, quota, mail, clock, logger } = c.get('services');
     const now = clock();
     const { membership, team } = await callerTeam(c);
     const email = normalizeEmail(body.email);
@@ -419,7 +419,7 @@ export const teamRoutes = createRouter()
 
     const token = generateInviteToken();
     const expiresAt = inviteExpiresAt(now).toISOString();
-    const inviter = c.var.session;
+    const inviter = c.get('session');
     const stored = await teams.createInvite({
       version: team.version,
       invite: { id: randomUUID(), teamId: team.id, email, role: body.role, invitedBy: inviter.userId, createdAt: now.toISOString(), expiresAt },
@@ -453,14 +453,14 @@ export const teamRoutes = createRouter()
         mailSent = true;
       } catch (error) {
         // The invite stands: the inviter has the token in this answer and can pass it on or revoke and re-send.
-        logger.error('invite mail not sent', { request_id: c.var.requestId, error: error instanceof Error ? error.message : String(error) });
+        logger.error('invite mail not sent', { request_id: c.get('requestId'), error: error instanceof Error ? error.message : String(error) });
       }
     }
     return c.json(successEnvelope({ email, role: body.role, invited_by: inviter.email, expires_at: expiresAt, invite_token: token, mail_sent: mailSent }), 201);
   })
   .openapi(previewInvite, async (c) => {
     const { token } = c.req.valid('query');
-    const { teams, clock } = c.var.services;
+    const { teams, clock } = c.get('services');
     const invite = await openInvite(c, token);
     if (Date.parse(invite.expiresAt) <= clock().getTime()) throw new ServiceError('INVITE_EXPIRED');
     const team = await teams.findTeam(invite.teamId);
@@ -472,16 +472,16 @@ export const teamRoutes = createRouter()
         role: invite.role,
         invited_by: invite.invitedByEmail,
         expires_at: invite.expiresAt,
-        email_matches: normalizeEmail(c.var.session.email) === invite.email,
+        email_matches: normalizeEmail(c.get('session').email) === invite.email,
       }),
       200,
     );
   })
   .openapi(acceptInvite, async (c) => {
     const { invite_token } = c.req.valid('json');
-    const { teams, clock } = c.var.services;
+    const { teams, clock } = c.get('services');
     const now = clock();
-    const session = c.var.session;
+    const session = c.get('session');
     const invite = await openInvite(c, invite_token);
     const membership = await teams.membershipOf(session.userId);
     const decision = checkAcceptInvite({
@@ -503,7 +503,7 @@ export const teamRoutes = createRouter()
   })
   .openapi(revokeInvite, async (c) => {
     const { email } = c.req.valid('param');
-    const { teams, clock } = c.var.services;
+    const { teams, clock } = c.get('services');
     const { membership, team } = await callerTeam(c);
     if (!canRevokeInvite(membership.role)) throw new ServiceError('FORBIDDEN', 'Only the team owner and admins can revoke invites.');
     const address = normalizeEmail(email);
@@ -514,9 +514,9 @@ export const teamRoutes = createRouter()
   })
   .openapi(removeMember, async (c) => {
     const { user_id: targetId } = c.req.valid('param');
-    const { teams } = c.var.services;
+    const { teams } = c.get('services');
     const { membership, team } = await callerTeam(c);
-    const callerId = c.var.session.userId;
+    const callerId = c.get('session').userId;
     const members = await teams.members(team.id);
     const decision = canRemove({ callerRole: membership.role, callerId, targetId, targetRole: members.find((m) => m.userId === targetId)?.role });
     if (decision === 'FORBIDDEN') throw new ServiceError('FORBIDDEN', 'Only the team owner can remove other members.');
@@ -527,7 +527,7 @@ export const teamRoutes = createRouter()
     return c.json(successEnvelope({ user_id: targetId, removed: true as const, left: targetId === callerId }), 200);
   })
   .openapi(usage, async (c) => {
-    const { teams, clock } = c.var.services;
+    const { teams, clock } = c.get('services');
     const { membership, team } = await callerTeam(c);
     if (!canManageTeam(membership.role)) throw new ServiceError('FORBIDDEN', 'Only the team owner can read the usage report.');
     const now = clock();
@@ -556,7 +556,7 @@ export const teamRoutes = createRouter()
 
 /** The invite of a token that is still open (not used, not revoked); expiry is the caller's to judge. */
 async function openInvite(c: Context<AppEnv>, token: string): Promise<TeamInvite> {
-  const invite = await c.var.services.teams.findInviteByTokenHash(hashSecret(token));
+  const invite = await c.get('services').teams.findInviteByTokenHash(hashSecret(token));
   if (invite === undefined || invite.acceptedAt !== null || invite.revokedAt !== null) throw new ServiceError('INVITE_NOT_FOUND');
   return invite;
 }

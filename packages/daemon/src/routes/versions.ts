@@ -31,7 +31,7 @@ const versions = createRoute({
 
 export const versionRoutes = createRouter().openapi(versions, async (c) => {
   const { source, package: name } = c.req.valid('query');
-  const list = await c.var.services.registry.versions(source, name);
+  const list = await c.get('services').registry.versions(source, name);
   if (list.length === 0) throw new ServiceError('NOT_FOUND', 'No completed public scan of this package.');
   return c.json(successEnvelope({ source, package: name, versions: list.map(toVersionJson) }), 200);
 });
