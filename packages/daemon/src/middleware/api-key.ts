@@ -39,15 +39,13 @@ export function requireApiKey(required?: Scope) {
         { credential: 'api_key' },
       );
     }
-    const { apiKeys, users, requestQuota, clock } = c.get('services');
+    const { apiKeys, requestQuota, clock } = c.get('services');
     const now = clock();
     if (checkKeyFormat(token, now) !== 'valid') throw new ServiceError('UNAUTHORIZED');
 
-    const key = await findKey(c, token);
-    const owner = key && (await users.findById(key.userId));
-    if (key === undefined || owner === undefined || !isRecordUsable(key, now)) {
-      throw new ServiceError('UNAUTHORIZED');
-    }
+    const found = await findKey(c, token);
+    if (found === undefined || !isRecordUsable(found.key, now)) throw new ServiceError('UNAUTHORIZED');
+    const { key, owner } = found;
 
     const plan = bucketsFor({ kind: 'request', authorization, userId: owner.id, tier: owner.tier }, now);
     if (plan.ok) {
@@ -73,11 +71,12 @@ export function isRecordUsable(key: ApiKeyRecord, now: Date): boolean {
   return isKeyUsable({ expiresAt: new Date(key.expiresAt), revokedAt: key.revokedAt === null ? null : new Date(key.revokedAt) }, now);
 }
 
-async function findKey(c: Context<AppEnv>, token: string): Promise<ApiKeyRecord | undefined> {
+/** The key of this token and its owner; undefined for an unknown key (or a key whose owner is gone). */
+async function findKey(c: Context<AppEnv>, token: string): Promise<{ key: ApiKeyRecord; owner: User } | undefined> {
   // Keys carry ~190 random bits, so a plain SHA-256 is a safe lookup value and survives a change of the JWT secret.
   const hash = hashApiKey(token);
-  const key = await c.get('services').apiKeys.findByHash(hash);
-  return key !== undefined && constantTimeEqualHex(key.hash, hash) ? key : undefined;
+  const found = await c.get('services').apiKeys.findByHashWithOwner(hash);
+  return found !== undefined && constantTimeEqualHex(found.key.hash, hash) ? found : undefined;
 }
 
 /** Spec 5.1 rule 8: one mail per key and /24 (IPv6: /64), the first time the key is used from it. */

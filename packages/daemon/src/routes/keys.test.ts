@@ -7,14 +7,14 @@ import { startTestServer, type TestServer } from '../test/server.js';
 import { expectError, type ErrorBody } from '../test/http.js';
 
 let server: TestServer;
-/** findByHash calls, to show which refusals happen before any key lookup. */
+/** Key lookups (findByHashWithOwner calls), to show which refusals happen before any. */
 let lookups = 0;
 
 /** Counts key lookups; the real repository does the work. */
 function countingKeys(keys: ApiKeyRepository): ApiKeyRepository {
   return new Proxy(keys, {
     get(target, property, receiver) {
-      if (property === 'findByHash') lookups++;
+      if (property === 'findByHashWithOwner') lookups++;
       const value: unknown = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

@@ -65,7 +65,8 @@ export interface ApiKeyRepository {
    * `maxActive`, atomically, so concurrent creates cannot pass the limit. Undefined when the limit is reached.
    */
   createWithinLimit(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>, limit: { now: Date; maxActive: number }): Promise<ApiKeyRecord | undefined>;
-  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /** The key of this hash with its owner, in one read: what every API-key request needs first. */
+  findByHashWithOwner(hash: string): Promise<{ key: ApiKeyRecord; owner: User } | undefined>;
   listByUser(userId: string): Promise<ApiKeyRecord[]>;
   /** False when the user has no such unrevoked key. */
   revoke(input: { userId: string; id: string; now: Date }): Promise<boolean>;

@@ -181,6 +181,17 @@ interface ApiKeyRow {
   created_at: string;
 }
 
+/** The owner's users columns beside a key's, prefixed so the names do not clash. */
+interface OwnerColumns {
+  owner_email: string;
+  owner_display_name: string | null;
+  owner_tier: AccountTier;
+  owner_notify_scan_completed: number;
+  owner_notify_new_location: number;
+  owner_notify_invites: number;
+  owner_created_at: string;
+}
+
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return {
     id: row.id,
@@ -249,10 +260,29 @@ export class SqliteApiKeyRepository implements ApiKeyRepository {
       );
   }
 
-  async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const row = this.db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE hash = ?').get(hash);
-    return row && toApiKey(row);
+  async findByHashWithOwner(hash: string): Promise<{ key: ApiKeyRecord; owner: User } | undefined> {
+    const row = this.db
+      .prepare<[string], ApiKeyRow & OwnerColumns>(
+        `SELECT k.*, u.email AS owner_email, u.display_name AS owner_display_name, u.tier AS owner_tier,
+           u.notify_scan_completed AS owner_notify_scan_completed, u.notify_new_location AS owner_notify_new_location,
+           u.notify_invites AS owner_notify_invites, u.created_at AS owner_created_at
+         FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.hash = ?`,
+      )
+      .get(hash);
+    if (row === undefined) return undefined;
+    const owner = toUser({
+      id: row.user_id,
+      email: row.owner_email,
+      display_name: row.owner_display_name,
+      tier: row.owner_tier,
+      notify_scan_completed: row.owner_notify_scan_completed,
+      notify_new_location: row.owner_notify_new_location,
+      notify_invites: row.owner_notify_invites,
+      created_at: row.owner_created_at,
+    });
+    return { key: toApiKey(row), owner };
   }
+
 
   async listByUser(userId: string): Promise<ApiKeyRecord[]> {
     return this.db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id').all(userId).map(toApiKey);

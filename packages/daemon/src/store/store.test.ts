@@ -144,7 +144,7 @@ describe('ApiKeyRepository and OutboxRepository', () => {
       expiresAt: now.toISOString(),
       createdAt: now.toISOString(),
     });
-    expect(await apiKeys.findByHash('abc')).toEqual(created);
+    expect((await apiKeys.findByHashWithOwner('abc'))?.key).toEqual(created);
     await apiKeys.touchLastUsed('k1', now);
     expect((await apiKeys.listByUser(user.id))[0]?.lastUsedAt).toBe(now.toISOString());
     expect(await apiKeys.revoke({ userId: 'someone-else', id: 'k1', now })).toBe(false);
@@ -176,7 +176,7 @@ describe('ApiKeyRepository and OutboxRepository', () => {
     expect(await apiKeys.createWithinLimit(record('a', later), limit)).toMatchObject({ id: 'a', revokedAt: null });
     expect(await apiKeys.createWithinLimit(record('b', later), limit)).toMatchObject({ id: 'b' });
     expect(await apiKeys.createWithinLimit(record('c', later), limit)).toBeUndefined();
-    expect(await apiKeys.findByHash('hash-c')).toBeUndefined();
+    expect(await apiKeys.findByHashWithOwner('hash-c')).toBeUndefined();
     await apiKeys.revoke({ userId: user.id, id: 'a', now });
     expect(await apiKeys.createWithinLimit(record('c', later), limit)).toMatchObject({ id: 'c' });
 
