@@ -62,6 +62,7 @@ export function requireApiKey(required?: Scope) {
     if (shouldWriteLastUsed(key.lastUsedAt === null ? null : new Date(key.lastUsedAt), now)) await apiKeys.touchLastUsed(key.id, now);
     await noticeNewLocation(c, key, owner, now);
     c.set('apiKey', key);
+    c.set('user', owner);
     await next();
   });
 }

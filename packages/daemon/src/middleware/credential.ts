@@ -2,6 +2,7 @@ import { bucketsFor, looksLikeApiKey, rateLimitError, rateLimitHeaders, type Sco
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
+import type { User } from '../store/repositories.js';
 import { requireApiKey } from './api-key.js';
 import { clientBudgetKey } from './client-ip.js';
 import { bearerToken, requireSession } from './session.js';
@@ -25,7 +26,7 @@ export function optionalCredential(scope: Scope) {
 
 /** The signed-in caller behind requireApiKey, requireSession or optionalCredential; undefined when anonymous. */
 export function callerId(c: Context<AppEnv>): string | undefined {
-  return c.get('apiKey')?.userId ?? c.get('session')?.userId;
+  return (c.get('user') as User | undefined)?.id;
 }
 
 /**

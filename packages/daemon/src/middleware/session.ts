@@ -2,6 +2,7 @@ import { bucketsFor, looksLikeApiKey, rateLimitError, rateLimitHeaders, ServiceE
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
+import type { User } from '../store/repositories.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -26,7 +27,7 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
     );
   }
   const session = await c.get('services').sessions.verify(token);
-  await countSessionRequest(c, session.userId);
+  c.set('user', await countSessionRequest(c, session.userId));
   c.set('session', session);
   await next();
 });
@@ -41,16 +42,18 @@ export const optionalSession = createMiddleware<AppEnv>(async (c, next) => {
  * DESIGN.md "What counts where": a session's requests count toward the per-user cap shared with the user's keys
  * (8000 per 5 minutes), and toward the cap of the Authorization value itself, like a key's.
  */
-async function countSessionRequest(c: Context<AppEnv>, userId: string): Promise<void> {
+async function countSessionRequest(c: Context<AppEnv>, userId: string): Promise<User> {
   const { users, requestQuota, clock } = c.get('services');
   const user = await users.findById(userId);
   // A valid token of a deleted account is as good as no token.
   if (user === undefined) throw new ServiceError('UNAUTHORIZED');
   const now = clock();
   const plan = bucketsFor({ kind: 'request', authorization: c.req.header('authorization'), userId, tier: user.tier }, now);
-  if (!plan.ok) return;
-  const decision = await requestQuota.consume(plan.buckets, now);
-  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
-  if (!decision.allowed) throw rateLimitError(decision.blocked);
-  c.set('rateLimit', decision.tightest);
+  if (plan.ok) {
+    const decision = await requestQuota.consume(plan.buckets, now);
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+    if (!decision.allowed) throw rateLimitError(decision.blocked);
+    c.set('rateLimit', decision.tightest);
+  }
+  return user;
 }

@@ -287,12 +287,6 @@ const returnPage = createRoute({
   responses: { 200: { content: { 'text/html': { schema: z.string() } }, description: 'A short HTML page' } },
 });
 
-async function userOf(c: Context<AppEnv>) {
-  const user = await c.get('services').users.findById(c.get('session').userId);
-  if (user === undefined) throw new ServiceError('UNAUTHORIZED');
-  return user;
-}
-
 /** The subscription a change applies to: an entitled one, or 409 naming what to do instead. */
 async function activeSubscription(c: Context<AppEnv>, hint: string): Promise<StoredSubscription> {
   const current = await c.get('services').billingRecords.currentSubscription(c.get('session').userId);
@@ -307,7 +301,7 @@ export const billingRoutes = createRouter()
       const body = c.req.valid('json');
       const billing = provider(c);
       const { billingRecords, clock } = c.get('services');
-      const user = await userOf(c);
+      const user = c.get('user');
       const current = await billingRecords.currentSubscription(user.id);
       if (current !== undefined && ENTITLED.has(current.status)) {
         throw new ServiceError('CONFLICT', `This account already has a ${current.tier ?? 'paid'} subscription; change it with POST /billing/upgrade or the portal.`);
@@ -382,7 +376,7 @@ export const billingRoutes = createRouter()
   })
   .openapi(subscription, async (c) => {
     const { billingRecords, teams, billing } = c.get('services');
-    const user = await userOf(c);
+    const user = c.get('user');
     const current = await billingRecords.currentSubscription(user.id);
     const membership = await teams.membershipOf(user.id);
     const effective = effectiveTier(user.tier, membership?.teamTier);

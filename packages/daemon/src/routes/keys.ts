@@ -125,15 +125,14 @@ const selfKey = createRoute({
 export const keyRoutes = createRouter()
   .openapi(createKey, async (c) => {
     const body = c.req.valid('json');
-    const { users, apiKeys, clock } = c.get('services');
+    const { apiKeys, clock } = c.get('services');
     const now = clock();
     const scopes = parseScopes(body.scopes);
     if (!scopes.ok) throw invalidField('scopes', scopes.message, { invalid: scopes.invalid });
     const expiresAt = resolveExpiry(body.expires_in_days, now);
     const ipAllowlist = parseAllowlist(body.ip_allowlist);
 
-    const user = await users.findById(c.get('session').userId);
-    if (user === undefined) throw new ServiceError('UNAUTHORIZED');
+    const user = c.get('user');
     if (!canMintApiKeys(user.tier)) throw new ServiceError('SUBSCRIPTION_REQUIRED', 'API keys need a paid plan (Developer, Team or Business).');
 
     const generated = generateApiKey();

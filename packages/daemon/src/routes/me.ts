@@ -87,10 +87,7 @@ async function profileOf(c: Context<AppEnv>, user: User): Promise<z.infer<typeof
 
 export const meRoutes = createRouter()
   .openapi(me, async (c) => {
-    const user = await c.get('services').users.findById(c.get('session').userId);
-    // A valid token of a deleted account is as good as no token.
-    if (user === undefined) throw new ServiceError('UNAUTHORIZED');
-    return c.json(successEnvelope(await profileOf(c, user)), 200);
+    return c.json(successEnvelope(await profileOf(c, c.get('user'))), 200);
   })
   .openapi(updateMe, async (c) => {
     const body = c.req.valid('json');

@@ -206,8 +206,7 @@ const privateHistory = historyRoute(
 export const scanRoutes = createRouter()
   .openapi(submitApi, async (c) => {
     const body = c.req.valid('json');
-    const user = await signedInUser(c, c.get('apiKey').userId);
-    const scan = await submitScan(c, body, { user, keyId: c.get('apiKey').id });
+    const scan = await submitScan(c, body, { user: c.get('user'), keyId: c.get('apiKey').id });
     c.header('Location', `/api/v1/scan/${scan.id}`);
     return c.json(scanView(scan, { insider: true }), 202);
   })
@@ -218,8 +217,8 @@ export const scanRoutes = createRouter()
   .openapi(listApi, async (c) => c.json(await listPage(c, c.get('apiKey').userId, 'public', c.req.valid('query')), 200))
   .openapi(submitWeb, async (c) => {
     const body = c.req.valid('json');
-    const session = c.get('session') as AppEnv['Variables']['session'] | undefined;
-    const user = session === undefined ? undefined : await signedInUser(c, session.userId);
+    // Unset for an anonymous caller (optionalSession without a header).
+    const user = c.get('user') as User | undefined;
     const scan = await submitScan(c, body, { user });
     c.header('Location', `/scan/${scan.id}`);
     return c.json(successEnvelope(scanView(scan, { insider: true })), 202);
@@ -265,13 +264,6 @@ export const scanRoutes = createRouter()
 function jsonWithResult(c: Context<AppEnv>, view: ScanView, resultJson: string | undefined, { envelope }: { envelope: boolean }): never {
   const data = `${JSON.stringify(view).slice(0, -1)},"result":${resultJson ?? 'null'}}`;
   return c.body(envelope ? `{"success":true,"data":${data}}` : data, 200, { 'content-type': 'application/json' }) as never;
-}
-
-async function signedInUser(c: Context<AppEnv>, userId: string): Promise<User> {
-  const user = await c.get('services').users.findById(userId);
-  // Credentials are checked before this, so only an account deleted meanwhile lands here.
-  if (user === undefined) throw new ServiceError('UNAUTHORIZED');
-  return user;
 }
 
 /**

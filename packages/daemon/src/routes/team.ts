@@ -358,9 +358,8 @@ export const teamRoutes = createRouter()
   })
   .openapi(createTeam, async (c) => {
     const { name } = c.req.valid('json');
-    const { users, teams, clock } = c.get('services');
-    const user = await users.findById(c.get('session').userId);
-    if (user === undefined) throw new ServiceError('UNAUTHORIZED');
+    const { teams, clock } = c.get('services');
+    const user = c.get('user');
     if ((await teams.membershipOf(user.id)) !== undefined) throw new ServiceError('ALREADY_IN_TEAM', 'You are already in a team; leave it first.');
     if (!canCreateTeam(user.tier)) {
       throw new ServiceError('SUBSCRIPTION_REQUIRED', `Creating a team needs the Team or Business plan; yours is ${TIER_DISPLAY_NAMES[user.tier]}.`);
