@@ -1,10 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLEAN_ENV, startSvcdProcess, SVCD_BIN, type SvcdProcess } from '../../daemon/src/test/process.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../../daemon/src/test/smtp.js';
 import { startStripeStandIn, STAND_IN_SECRET_KEY, STAND_IN_WEBHOOK_SECRET, type StripeStandIn } from '../../daemon/src/test/stripe-stand-in.js';
 
@@ -14,14 +15,12 @@ import { startStripeStandIn, STAND_IN_SECRET_KEY, STAND_IN_WEBHOOK_SECRET, type 
 // the usage report, hands the team to Bob and leaves it.
 
 const svcBin = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
-const svcdBin = fileURLToPath(new URL('../../daemon/bin/svcd.js', import.meta.url));
 const fixture = fileURLToPath(new URL('../../../fixtures/servers/clean-files-ts', import.meta.url));
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
 
 let dir: string;
 let smtp: TestSmtpServer;
 let stripe: StripeStandIn;
-let daemon: ChildProcess;
+let daemon: SvcdProcess;
 let base: string;
 let daemonEnv: Record<string, string | undefined>;
 
@@ -35,7 +34,7 @@ interface Run {
 function svc(home: string, args: string[], input?: { before: () => Promise<string> }): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [svcBin, ...args], {
-      env: { ...cleanEnv, SVC_SERVER: base, SVC_CONFIG_DIR: home, SVC_CREDENTIAL_STORE: 'file', NO_COLOR: '1' },
+      env: { ...CLEAN_ENV, SVC_SERVER: base, SVC_CONFIG_DIR: home, SVC_CREDENTIAL_STORE: 'file', NO_COLOR: '1' },
       stdio: 'pipe',
     });
     let stdout = '';
@@ -80,19 +79,19 @@ async function login(home: string, email: string): Promise<void> {
 }
 
 async function sessionToken(email: string): Promise<string> {
-  const result = spawnSync(process.execPath, [svcdBin, 'admin', 'token', email], { env: daemonEnv, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [SVCD_BIN, 'admin', 'token', email], { env: daemonEnv, encoding: 'utf8' });
   expect(result.status).toBe(0);
   return result.stdout.trim();
 }
 
 beforeAll(async () => {
-  for (const bin of [svcBin, svcdBin]) if (!existsSync(bin)) throw new Error(`${bin} is missing`);
+  if (!existsSync(svcBin)) throw new Error(`${svcBin} is missing`);
   dir = await realpath(await mkdtemp(path.join(tmpdir(), 'svc-account-e2e-')));
   await cp(fixture, path.join(dir, 'roots', 'server'), { recursive: true });
   smtp = await startTestSmtpServer();
   stripe = await startStripeStandIn();
   daemonEnv = {
-    ...cleanEnv,
+    ...CLEAN_ENV,
     SVC_DATA_DIR: path.join(dir, 'data'),
     SVC_SCAN_ROOTS: path.join(dir, 'roots'),
     SVC_SCAN_WORKERS: '1',
@@ -101,26 +100,12 @@ beforeAll(async () => {
     SVC_STRIPE_WEBHOOK_SECRET: STAND_IN_WEBHOOK_SECRET,
     SVC_STRIPE_API_URL: stripe.url,
   };
-  daemon = spawn(process.execPath, [svcdBin, '--port', '0'], { env: daemonEnv, stdio: 'pipe' });
-  let errors = '';
-  daemon.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    daemon.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /svcd listening on (http:\/\/\S+) /.exec(out);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    daemon.on('exit', (code) => reject(new Error(`svcd exited with ${code}: ${errors}`)));
-  });
+  daemon = await startSvcdProcess(daemonEnv);
+  base = daemon.url;
 }, 30_000);
 
 afterAll(async () => {
-  if (daemon.exitCode === null) {
-    const exited = new Promise((resolve) => daemon.on('exit', resolve));
-    daemon.kill('SIGTERM');
-    await exited;
-  }
+  await daemon.stop();
   await smtp.close();
   await stripe.close();
   await rm(dir, { recursive: true, force: true });

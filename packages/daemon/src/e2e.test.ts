@@ -1,54 +1,36 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { cp, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStream } from './test/http.js';
+import { CLEAN_ENV, startSvcdProcess, SVCD_BIN, type SvcdProcess } from './test/process.js';
 import { startTestSmtpServer, type TestSmtpServer } from './test/smtp.js';
 
 // Issue 3's "Done when" flow, end to end over real HTTP against the built `svcd` process, as an operator runs it:
 // sign in with the code mailed over real SMTP, create a key, submit a scan, follow its stream, read the result, see
 // it in the public registry, recent scans and statistics, and hit the documented limit.
 
-const bin = fileURLToPath(new URL('../bin/svcd.js', import.meta.url));
-const dist = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const fixture = fileURLToPath(new URL('../../../fixtures/servers/poisoned-notes-ts', import.meta.url));
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
 
 let dir: string;
 let smtp: TestSmtpServer;
-let daemon: ChildProcess;
+let daemon: SvcdProcess;
 let base: string;
 let env: Record<string, string | undefined>;
 
 beforeAll(async () => {
-  if (!existsSync(dist)) throw new Error(`${dist} is missing: run \`npm run build\` before these tests`);
   dir = await realpath(await mkdtemp(path.join(tmpdir(), 'svcd-e2e-')));
   await cp(fixture, path.join(dir, 'roots', 'notes-server'), { recursive: true });
   smtp = await startTestSmtpServer();
-  env = { ...cleanEnv, SVC_DATA_DIR: path.join(dir, 'data'), SVC_SCAN_ROOTS: path.join(dir, 'roots'), SVC_SMTP_URL: smtp.url, SVC_SCAN_WORKERS: '1' };
-  daemon = spawn(process.execPath, [bin, '--port', '0'], { env, stdio: 'pipe' });
-  let errors = '';
-  daemon.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    daemon.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /svcd listening on (http:\/\/\S+) /.exec(out);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    daemon.on('exit', (code) => reject(new Error(`svcd exited with ${code}: ${errors}`)));
-  });
+  env = { ...CLEAN_ENV, SVC_DATA_DIR: path.join(dir, 'data'), SVC_SCAN_ROOTS: path.join(dir, 'roots'), SVC_SMTP_URL: smtp.url, SVC_SCAN_WORKERS: '1' };
+  daemon = await startSvcdProcess(env);
+  base = daemon.url;
 });
 
 afterAll(async () => {
-  if (daemon.exitCode === null) {
-    const exited = new Promise((resolve) => daemon.on('exit', resolve));
-    daemon.kill('SIGTERM');
-    await exited;
-  }
+  await daemon.stop();
   await smtp.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -78,7 +60,7 @@ describe('svcd end to end', () => {
 
     // 2. Keys are a paid feature: 402 on free, then the operator upgrades the account.
     await json(await post('/keys', { label: 'ci' }, session), 402);
-    const upgrade = spawnSync(process.execPath, [bin, 'admin', 'set-tier', 'ada@example.com', 'dev'], { env, encoding: 'utf8' });
+    const upgrade = spawnSync(process.execPath, [SVCD_BIN, 'admin', 'set-tier', 'ada@example.com', 'dev'], { env, encoding: 'utf8' });
     expect(upgrade.status).toBe(0);
     const key = (await json<{ data: { key: string } }>(await post('/keys', { label: 'ci' }, session), 201)).data.key;
     expect(key).toMatch(/^svc_/);

@@ -5,13 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLEAN_ENV } from './test/process.js';
 
 // These run the built bin (bin/svcd.js → dist/main.js), as an operator would; `npm run build` comes first.
 const bin = fileURLToPath(new URL('../bin/svcd.js', import.meta.url));
 const dist = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
-// The operator's own SVC_* settings must not leak into the daemons these tests start.
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
 
 let dataDir: string;
 let child: ChildProcess | undefined;
@@ -28,7 +27,7 @@ afterEach(async () => {
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [bin, ...args], { env: { ...cleanEnv, ...env }, stdio: 'pipe' });
+    const proc = spawn(process.execPath, [bin, ...args], { env: { ...CLEAN_ENV, ...env }, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -40,7 +39,7 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 
 describe('svcd', () => {
   it('listens on the port the OS picked, serves, and exits 0 on SIGTERM', async () => {
-    const proc = spawn(process.execPath, [bin, '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], { env: cleanEnv, stdio: 'pipe' });
+    const proc = spawn(process.execPath, [bin, '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], { env: CLEAN_ENV, stdio: 'pipe' });
     child = proc;
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
     let errors = '';
