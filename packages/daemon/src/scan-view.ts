@@ -1,4 +1,4 @@
-import { SEVERITIES } from '@svc/core';
+import { SEVERITIES, type Severity } from '@svc/core';
 import { z } from '@hono/zod-openapi';
 import type { ScanRecord } from './store/repositories.js';
 
@@ -6,7 +6,10 @@ import type { ScanRecord } from './store/repositories.js';
 // events. user_id and org_id follow spec 2.9 (for the scan's owner and team only); key_id never leaves the daemon
 // (it would name another key of a teammate). The full report is only on single reads (`result`), never in lists.
 
-const countsSchema = z.object(Object.fromEntries(SEVERITIES.map((severity) => [severity, z.number().int()])) as Record<string, z.ZodNumber>);
+/** Findings per severity: the scan summary's, the registry's and the statistics' counts. */
+export const countsSchema = z
+  .object(Object.fromEntries(SEVERITIES.map((severity) => [severity, z.number().int()])) as Record<Severity, z.ZodNumber>)
+  .openapi('SeverityCounts');
 
 export const scanViewSchema = z
   .object({

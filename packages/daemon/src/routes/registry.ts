@@ -1,6 +1,7 @@
 import { getRule, invalidField, ServiceError, SEVERITIES, type Severity } from '@svc/core';
 import { createRoute, z } from '@hono/zod-openapi';
 import { optionalCredential } from '../middleware/credential.js';
+import { countsSchema } from '../scan-view.js';
 import { API_KEY_SECURITY, createRouter, errorResponses, jsonContent } from '../openapi.js';
 import {
   GRADES,
@@ -27,10 +28,6 @@ export const CREDENTIAL_NOTE =
 const TOP_FINDINGS = 10;
 
 // ─── Shapes ─────────────────────────────────────────────────────────────────────────────────────
-
-export const countsSchema = z
-  .object(Object.fromEntries(SEVERITIES.map((severity) => [severity, z.number().int()])) as Record<Severity, z.ZodNumber>)
-  .openapi('SeverityCounts');
 
 export const gradeDistributionSchema = z.object(Object.fromEntries(GRADES.map((grade) => [grade, z.number().int()])) as Record<(typeof GRADES)[number], z.ZodNumber>);
 

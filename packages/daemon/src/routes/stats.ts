@@ -2,7 +2,8 @@ import { CATEGORIES, getRule, invalidField, RULES, SEVERITIES } from '@svc/core'
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter, errorResponses, jsonContent } from '../openapi.js';
 import type { Tally } from '../store/registry.js';
-import { countsSchema, CREDENTIAL_NOTE, gradeDistributionSchema, PUBLIC_READ, PUBLIC_READ_ERRORS, PUBLIC_SECURITY } from './registry.js';
+import { CREDENTIAL_NOTE, gradeDistributionSchema, PUBLIC_READ, PUBLIC_READ_ERRORS, PUBLIC_SECURITY } from './registry.js';
+import { countsSchema } from '../scan-view.js';
 
 // Ecosystem statistics (spec 4.5) over completed public scans only. Findings, grades and scores come from the
 // latest scan of each registry package, so rescanning a package many times does not weigh it more.
