@@ -25,6 +25,7 @@ try {
     env: process.env,
     stdin: process.stdin,
     signal: interrupt.signal,
+    clock: () => new Date(),
   });
   // An interrupted scan may still have work winding down (sockets, timers); its temp dirs are already gone.
   if (code === EXIT.interrupted) process.exit(code);

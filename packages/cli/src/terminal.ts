@@ -7,6 +7,8 @@ export interface CommandIo {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Aborted on the first Ctrl-C. */
   signal: AbortSignal;
+  /** The time a command judges by (a session's expiry); tests set it, so no outcome depends on the real date. */
+  clock: () => Date;
 }
 
 /**

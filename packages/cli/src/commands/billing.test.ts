@@ -20,7 +20,8 @@ let standIn: StripeStandIn | undefined;
 
 async function start(withStripe: boolean): Promise<void> {
   dir = await mkdtemp(join(tmpdir(), 'svc-cli-billing-'));
-  standIn = withStripe ? await startStripeStandIn() : undefined;
+  // Stripe's clock is the daemon's, read when Stripe needs it (the server starts below).
+  standIn = withStripe ? await startStripeStandIn({ clock: () => server.services.clock() }) : undefined;
   const billing =
     standIn === undefined
       ? undefined

@@ -141,12 +141,12 @@ interface CredentialStatus {
   last4?: string;
 }
 
-function describeSession(token: string): Omit<CredentialStatus, 'present' | 'source'> {
+function describeSession(token: string, now: Date): Omit<CredentialStatus, 'present' | 'source'> {
   const claims = sessionClaims(token);
   return {
     ...(claims?.email === undefined ? {} : { email: claims.email }),
     ...(claims?.exp === undefined ? {} : { expires_at: new Date(claims.exp * 1000).toISOString() }),
-    expired: sessionExpired(token),
+    expired: sessionExpired(token, now),
   };
 }
 
@@ -179,7 +179,7 @@ export async function authStatusCommand(io: CommandIo, options: ServerOptions, s
       throw error;
     });
     if (found === undefined) return { present: false };
-    return { present: true, source: found.source, ...(kind === 'session' ? describeSession(found.token) : maskKey(found.token)) };
+    return { present: true, source: found.source, ...(kind === 'session' ? describeSession(found.token, io.clock()) : maskKey(found.token)) };
   };
   const session = await lookup('session');
   const apiKey = await lookup('api-key');

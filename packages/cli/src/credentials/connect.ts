@@ -55,9 +55,9 @@ export function sessionClaims(token: string): { email?: string; sub?: string; ex
   }
 }
 
-export function sessionExpired(token: string, now = Date.now()): boolean {
+export function sessionExpired(token: string, now: Date): boolean {
   const exp = sessionClaims(token)?.exp;
-  return exp !== undefined && exp * 1000 <= now;
+  return exp !== undefined && exp * 1000 <= now.getTime();
 }
 
 /**
@@ -100,6 +100,6 @@ export async function connect(io: CommandIo, options: { server?: string }, crede
     throw new CliError(`not signed in to ${server}: run \`svc login\``);
   }
   if (credential === 'api-key') return new ApiClient(server, found.token);
-  if (sessionExpired(found.token)) throw new CliError(SESSION_EXPIRED);
+  if (sessionExpired(found.token, io.clock())) throw new CliError(SESSION_EXPIRED);
   return new SessionApiClient(server, found.token);
 }

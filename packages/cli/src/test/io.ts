@@ -1,5 +1,6 @@
 import type { PassThrough } from 'node:stream';
 import { Writable } from 'node:stream';
+import { TEST_CLOCK_START } from '../../../daemon/src/test/clock.js';
 import { main } from '../program.js';
 import type { CommandIo } from '../terminal.js';
 
@@ -21,7 +22,8 @@ function sink(): Writable & { text: string } {
   return stream;
 }
 
-export function captureIo(env: NodeJS.ProcessEnv, options: { stdin?: PassThrough; signal?: AbortSignal } = {}): CapturedIo {
+/** `clock` defaults to the test servers' start, so a session a test server issued is valid to the command. */
+export function captureIo(env: NodeJS.ProcessEnv, options: { stdin?: PassThrough; signal?: AbortSignal; clock?: () => Date } = {}): CapturedIo {
   const stdout = sink();
   const stderr = sink();
   return {
@@ -30,6 +32,7 @@ export function captureIo(env: NodeJS.ProcessEnv, options: { stdin?: PassThrough
     env,
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     signal: options.signal ?? new AbortController().signal,
+    clock: options.clock ?? (() => TEST_CLOCK_START),
     out: () => stdout.text,
     err: () => stderr.text,
   };

@@ -76,7 +76,7 @@ describe('anonymous scans', () => {
     expect(error.message).toMatch(/\b21 seconds\b/);
     // The blocked attempt used up nothing: the day bucket still counts 3.
     const dayBucket = bucketsOf(anon, clock.now()).find((b) => b.window === 'day');
-    expect(await store.peek(dayBucket ? [dayBucket] : [])).toEqual(new Map([[dayBucket?.id, 3]]));
+    expect(await store.peek(dayBucket ? [dayBucket] : [], clock.now())).toEqual(new Map([[dayBucket?.id, 3]]));
 
     clock.set('2026-11-23T10:15:59.999Z');
     expect(blockedOf(await submit(store, anon, clock.now())).retryAfterSeconds).toBe(1);
@@ -134,7 +134,7 @@ describe('free tier deep scans', () => {
 
     // The refused deep scan did not use up one of today's 20 scans.
     const todays = bucketsOf(fast, clock.now()).filter((b) => b.window === 'day');
-    expect([...(await store.peek(todays)).values()]).toEqual([0]);
+    expect([...(await store.peek(todays, clock.now())).values()]).toEqual([0]);
     expect((await submit(store, fast, clock.now())).allowed).toBe(true);
 
     clock.set('2026-11-29T23:59:59.500Z');
@@ -161,7 +161,7 @@ describe('per key and per user', () => {
     expect(blockedOf(viaNewKey).resetAt).toEqual(new Date('2026-12-01T00:00:00Z'));
 
     const deepMonth = (keyId?: string) => bucketsOf(via(keyId), clock.now()).filter((b) => b.quota === 'deep');
-    const counts = await store.peek([...deepMonth('k1'), ...deepMonth('k2'), ...deepMonth('k3')]);
+    const counts = await store.peek([...deepMonth('k1'), ...deepMonth('k2'), ...deepMonth('k3')], clock.now());
     expect([...counts.entries()].sort()).toEqual([
       ['key:k1/deep/month:2026-11', 8],
       ['key:k2/deep/month:2026-11', 8],
@@ -281,10 +281,10 @@ describe('all or nothing', () => {
         for (const b of buckets) limits.set(b.id, b.limit);
 
         const expectAllowed = buckets.every((b) => naiveCount(b.id) < b.limit);
-        const before = await store.peek(buckets);
+        const before = await store.peek(buckets, now);
         const decision = await store.consume(buckets, now);
         expect(decision.allowed, `seed ${seed} step ${step}`).toBe(expectAllowed);
-        const after = await store.peek(buckets);
+        const after = await store.peek(buckets, now);
         if (decision.allowed) {
           accepted.push(buckets.map((b) => b.id));
           for (const b of buckets) expect(after.get(b.id)).toBe((before.get(b.id) ?? 0) + 1);
@@ -297,7 +297,7 @@ describe('all or nothing', () => {
       }
       // Every counter still held equals the model and stays within its limit.
       const all = [...limits.keys()];
-      const stored = await store.peek(all.map((id) => ({ id }) as BucketRequest));
+      const stored = await store.peek(all.map((id) => ({ id }) as BucketRequest), new Date(ms));
       for (const id of all) {
         const count = stored.get(id) ?? 0;
         expect(count).toBeLessThanOrEqual(limits.get(id) ?? 0);
@@ -318,7 +318,7 @@ describe('MemoryQuotaStore', () => {
     );
     const decisions = await Promise.all(requests);
     expect(decisions.filter((d) => d.allowed)).toHaveLength(30);
-    const counts = await store.peek(bucketsOf(scan('business', { userId: 'u-busy' }), now));
+    const counts = await store.peek(bucketsOf(scan('business', { userId: 'u-busy' }), now), now);
     expect(Math.max(...counts.values())).toBe(30);
   });
 
@@ -339,7 +339,7 @@ describe('MemoryQuotaStore', () => {
     const [bucket] = bucketsOf(scan('anonymous', { ip: '192.0.2.1' }), now);
     if (!bucket) throw new Error('no bucket');
     await store.consume([bucket, bucket], now);
-    expect((await store.peek([bucket])).get(bucket.id)).toBe(1);
+    expect((await store.peek([bucket], now)).get(bucket.id)).toBe(1);
   });
 });
 

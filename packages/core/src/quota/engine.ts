@@ -91,8 +91,8 @@ export function tighterStanding(a: BucketStanding | null, b: BucketStanding | nu
  */
 export interface QuotaStore {
   consume(buckets: readonly BucketRequest[], now: Date): Promise<QuotaDecision>;
-  /** Current counts without consuming, e.g. for a usage page. */
-  peek(buckets: readonly BucketRequest[]): Promise<Map<string, number>>;
+  /** Counts at `now` without consuming, e.g. for a usage page; a window that has ended counts 0. */
+  peek(buckets: readonly BucketRequest[], now: Date): Promise<Map<string, number>>;
 }
 
 /** In-process store: for tests and for a daemon that keeps no quota state across restarts. */
@@ -117,8 +117,8 @@ export class MemoryQuotaStore implements QuotaStore {
     return decision;
   }
 
-  async peek(buckets: readonly BucketRequest[]): Promise<Map<string, number>> {
-    return new Map(buckets.map((bucket) => [bucket.id, this.#counters.get(bucket.id)?.count ?? 0]));
+  async peek(buckets: readonly BucketRequest[], now: Date): Promise<Map<string, number>> {
+    return this.#countsAt(buckets, now);
   }
 
   /** Drops counters whose window has ended. */

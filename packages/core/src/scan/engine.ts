@@ -32,6 +32,8 @@ export interface ScanOptions {
   judges?: Judge[];
   /** Rules to run; defaults to the whole catalog (filtered by mode). */
   rules?: readonly Rule[];
+  /** The time a report records as its start; the real time unless a test sets it. */
+  clock?: () => Date;
 }
 
 /**
@@ -79,7 +81,7 @@ export async function scanInputs(inputs: readonly string[], options: ScanOptions
 export async function scanTarget(target: ScanTarget, options: ScanOptions = {}): Promise<ScanReport> {
   const label = targetLabel(target);
   if (target.kind === 'remote') {
-    const report = emptyReport(target, options.mode ?? 'fast', target.url);
+    const report = emptyReport(target, options.mode ?? 'fast', target.url, options.clock?.() ?? new Date());
     report.notScanned = 'remote endpoint: reported, not scanned (live tools/list scanning is not available yet)';
     options.onEvent?.({ type: 'done', target: label, report });
     return report;
@@ -104,7 +106,7 @@ export async function scanWorkspace(
   // An unknown mode would run no rule at all and report a clean scan: refuse it instead.
   if (mode !== 'fast' && mode !== 'deep') throw new TypeError(`unknown scan mode: ${String(mode)} (expected fast or deep)`);
   const label = targetLabel(workspace.target);
-  const startedAt = new Date().toISOString();
+  const startedAt = (options.clock?.() ?? new Date()).toISOString();
   const emit = options.onEvent ?? (() => {});
   const totalStart = performance.now();
   const time = async <T>(stage: Stage, work: () => Promise<T> | T): Promise<T> => {
@@ -283,7 +285,7 @@ function sortFindings(findings: Finding[]): Finding[] {
   );
 }
 
-function emptyReport(target: ScanTarget, mode: ScanMode, name: string): ScanReport {
+function emptyReport(target: ScanTarget, mode: ScanMode, name: string, startedAt: Date): ScanReport {
   const { score, grade, counts } = scoreFindings([]);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -296,7 +298,7 @@ function emptyReport(target: ScanTarget, mode: ScanMode, name: string): ScanRepo
       ...('origin' in target && target.origin ? { origin: target.origin } : {}),
     },
     mode,
-    startedAt: new Date().toISOString(),
+    startedAt: startedAt.toISOString(),
     timings: { total: 0 },
     stats: { files: 0, bytes: 0, parsedFiles: 0, skippedFiles: 0 },
     tools: [],

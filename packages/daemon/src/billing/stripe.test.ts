@@ -1,15 +1,17 @@
 import { ServiceError } from '@svc/core';
 import Stripe from 'stripe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_CLOCK_START } from '../test/clock.js';
 import { startStripeStandIn, STAND_IN_SECRET_KEY, STAND_IN_WEBHOOK_SECRET, type StripeStandIn } from '../test/stripe-stand-in.js';
 import { lookupKeyOf, planOfLookupKey, PLAN_LOOKUP_KEYS } from './plans.js';
 import { StripeBillingProvider, stripeConnection } from './stripe.js';
 
 let standIn: StripeStandIn;
 let provider: StripeBillingProvider;
+const clock = () => TEST_CLOCK_START;
 
 beforeEach(async () => {
-  standIn = await startStripeStandIn();
+  standIn = await startStripeStandIn({ clock });
   provider = new StripeBillingProvider({
     secretKey: STAND_IN_SECRET_KEY,
     webhookSecret: STAND_IN_WEBHOOK_SECRET,
@@ -122,7 +124,7 @@ describe('StripeBillingProvider against the stand-in', () => {
 
     const read = await provider.getSubscription(subscriptionId);
     expect(read).toMatchObject({ id: subscriptionId, customerId, userId: 'u1', status: 'active', plan: { tier: 'dev', billingCycle: 'monthly' }, cancelAtPeriodEnd: false });
-    expect(Date.parse(read.currentPeriodEnd ?? '')).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    expect(Date.parse(read.currentPeriodEnd ?? '')).toBe(TEST_CLOCK_START.getTime() + 30 * 86_400_000);
 
     const changed = await provider.changePlan({ subscriptionId, plan: { tier: 'team', billingCycle: 'monthly' } });
     expect(changed.plan).toEqual({ tier: 'team', billingCycle: 'monthly' });
@@ -174,14 +176,14 @@ describe('StripeBillingProvider against the stand-in', () => {
     expect((await serviceError(provider.createCustomer({ userId: 'u2', email: 'b@example.com' }))).code).toBe('SERVICE_UNAVAILABLE');
     await standIn.close();
     expect((await serviceError(provider.createCustomer({ userId: 'u2', email: 'b@example.com' }))).code).toBe('SERVICE_UNAVAILABLE');
-    standIn = await startStripeStandIn();
+    standIn = await startStripeStandIn({ clock });
     const wrongKey = new StripeBillingProvider({ secretKey: 'sk_test_wrong', webhookSecret: 'whsec_x', returnUrl: 'http://x/', apiUrl: standIn.url, maxNetworkRetries: 0 });
     await expect(wrongKey.createCustomer({ userId: 'u2', email: 'b@example.com' })).rejects.toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
   });
 });
 
 describe('parseWebhook', () => {
-  const now = new Date();
+  const now = TEST_CLOCK_START;
 
   it('verifies the signature over the raw body and reduces the event', () => {
     const subscription = { id: 'sub_1', object: 'subscription', customer: 'cus_1', status: 'active', items: { data: [] } };

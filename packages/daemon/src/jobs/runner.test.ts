@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import { migrate, openDatabase, type SqliteDatabase } from '../store/database.js';
 import type { NewScan } from '../store/repositories.js';
 import { SqliteScanRepository } from '../store/sqlite-scans.js';
+import { TEST_CLOCK_START } from '../test/clock.js';
 import { ScanEventHub } from './hub.js';
 import { ScanPool, scanWorkerUrl } from './pool.js';
 import { ScanRunner } from './runner.js';
@@ -43,7 +44,7 @@ function daemon(workerUrl: URL, scanRoots: readonly string[] = []) {
     executor: new ScanPool({ workerUrl, size: 1, timeoutMs: 60_000, scanRoots }),
     hub: new ScanEventHub(),
     logger: quiet,
-    clock: () => new Date(),
+    clock: () => TEST_CLOCK_START,
     concurrency: 1,
   });
   return { scans, runner };
@@ -66,10 +67,10 @@ describe('ScanRunner', () => {
     const root = path.join(dir, 'root');
     await cp(FIXTURE, path.join(root, 'server'), { recursive: true });
     const first = daemon(scanWorkerUrl(), [root]);
-    const leftRunning = await first.scans.submit({ scan: newScan(path.join(root, 'server')), buckets: [], now: new Date() });
-    const leftQueued = await first.scans.submit({ scan: newScan(path.join(root, 'server')), buckets: [], now: new Date(Date.now() + 1) });
+    const leftRunning = await first.scans.submit({ scan: newScan(path.join(root, 'server')), buckets: [], now: TEST_CLOCK_START });
+    const leftQueued = await first.scans.submit({ scan: newScan(path.join(root, 'server')), buckets: [], now: new Date(TEST_CLOCK_START.getTime() + 1) });
     // The first daemon claimed one and died before finishing it (no runner ever started here).
-    expect((await first.scans.claimNext(new Date()))?.id).toBe(leftRunning.scan!.id);
+    expect((await first.scans.claimNext(TEST_CLOCK_START))?.id).toBe(leftRunning.scan!.id);
 
     const second = daemon(scanWorkerUrl(), [root]);
     await second.runner.start();
@@ -85,7 +86,7 @@ describe('ScanRunner', () => {
 
   it('puts a scan still running at shutdown back in the queue after the grace period, and the next daemon runs it', async () => {
     const first = daemon(BEHAVE_WORKER);
-    const { scan } = await first.scans.submit({ scan: newScan('npm:sleep-1500'), buckets: [], now: new Date() });
+    const { scan } = await first.scans.submit({ scan: newScan('npm:sleep-1500'), buckets: [], now: TEST_CLOCK_START });
     await first.runner.start();
     await until(async () => (await first.scans.findById(scan!.id))?.status === 'running');
     await first.runner.stop(100);
@@ -101,7 +102,7 @@ describe('ScanRunner', () => {
 
   it('lets a running scan finish inside the grace period', async () => {
     const { scans, runner } = daemon(BEHAVE_WORKER);
-    const { scan } = await scans.submit({ scan: newScan('npm:sleep-300'), buckets: [], now: new Date() });
+    const { scan } = await scans.submit({ scan: newScan('npm:sleep-300'), buckets: [], now: TEST_CLOCK_START });
     await runner.start();
     await until(async () => (await scans.findById(scan!.id))?.status === 'running');
     await runner.stop(5_000);

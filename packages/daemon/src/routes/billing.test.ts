@@ -10,7 +10,8 @@ let server: TestServer;
 let standIn: StripeStandIn;
 
 async function start(withBilling: boolean): Promise<void> {
-  standIn = await startStripeStandIn();
+  // Stripe's clock is the daemon's, read when Stripe needs it (the server starts below).
+  standIn = await startStripeStandIn({ clock: () => server.services.clock() });
   const billing = new StripeBillingProvider({
     secretKey: STAND_IN_SECRET_KEY,
     webhookSecret: STAND_IN_WEBHOOK_SECRET,
@@ -208,7 +209,7 @@ describe('billing with Stripe', () => {
     const view = await subscriptionView(token);
     expect(view).toMatchObject({ tier: 'dev', plan_name: 'Developer', status: 'active', subscription_id: subscription['id'], billing_cycle: 'monthly', cancel_at_period_end: false, billing_configured: true });
     expect(view['renews_at']).toBe(view['current_period_end']);
-    expect(Date.parse(String(view['renews_at']))).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    expect(Date.parse(String(view['renews_at']))).toBe(server.services.clock().getTime() + 30 * 86_400_000);
     expect(view['entitlements']).toMatchObject({ api_keys: true, scans: { burst_per_minute: SCAN_LIMITS.dev.burstPerMinute, public: { month: 200 }, private: { month: 70 } } });
   });
 
@@ -233,7 +234,7 @@ describe('billing with Stripe', () => {
 
   it('keeps the newer state when an older event arrives after a newer one', async () => {
     const { user, subscriptionId } = await subscribed('dev');
-    const base = Math.floor(Date.now() / 1000) + 100;
+    const base = Math.floor(server.services.clock().getTime() / 1000) + 100;
     const older = standIn.event('customer.subscription.updated', standIn.subscription(subscriptionId), base);
     standIn.updateSubscription(subscriptionId, { lookupKey: 'svc_team_monthly' });
     const newer = standIn.event('customer.subscription.updated', standIn.subscription(subscriptionId), base + 10);
@@ -292,7 +293,7 @@ describe('billing with Stripe', () => {
     const { user: owner } = await subscribed('team');
     const { user: member, token } = await userWithSession(server, 'free');
     const teamId = randomUUID();
-    const now = new Date().toISOString();
+    const now = server.services.clock().toISOString();
     server.db.prepare('INSERT INTO teams (id, name, owner_user_id, created_at) VALUES (?, ?, ?, ?)').run(teamId, 'acme', owner.id, now);
     server.db.prepare("INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES (?, ?, 'owner', ?)").run(teamId, owner.id, now);
     server.db.prepare("INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES (?, ?, 'member', ?)").run(teamId, member.id, now);

@@ -182,7 +182,8 @@ describe('API-key authentication', () => {
     expect(response.headers.get('x-ratelimit-limit')).toBe('8000');
     // The user's cap counts the session's POST /keys too: one user, one 8000-per-5-minutes budget (DESIGN.md).
     expect(response.headers.get('x-ratelimit-remaining')).toBe('7998');
-    expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+    // The end of the 5-minute window the request fell in.
+    expect(response.headers.get('x-ratelimit-reset')).toBe(String(Date.parse('2026-11-18T10:05:00Z') / 1000));
   });
 
   it('refuses a session token, naming the API key as the credential to use', async () => {

@@ -399,7 +399,7 @@ export const teamRoutes = createRouter()
     const { membership, team } = await callerTeam(c);
     const email = normalizeEmail(body.email);
     const buckets = inviteBuckets(team.id, team.tier, now);
-    const counts = await quota.peek(buckets);
+    const counts = await quota.peek(buckets, now);
     const [hourBucket, dayBucket] = [buckets.find((b) => b.window === 'hour'), buckets.find((b) => b.window === 'day')];
     const members = await teams.members(team.id);
     const open = await teams.pendingInvites(team.id, now);

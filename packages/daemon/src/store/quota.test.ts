@@ -34,7 +34,7 @@ describe('SqliteQuotaStore', () => {
     const third = await store.consume([small, large], now);
     expect(third).toMatchObject({ allowed: false, blocked: { current: 2, limit: 2, retryAfterSeconds: 30 } });
     // the refused request did not count in the bucket that had room
-    expect(await store.peek([small, large])).toEqual(new Map([['u/minute', 2], ['u/day', 2]]));
+    expect(await store.peek([small, large], now)).toEqual(new Map([['u/minute', 2], ['u/day', 2]]));
   });
 
   it('starts a fresh count once the window has ended, and prunes ended windows', async () => {

@@ -34,8 +34,8 @@ export class SqliteQuotaStore implements QuotaStore {
     return decision;
   }
 
-  async peek(buckets: readonly BucketRequest[]): Promise<Map<string, number>> {
-    return this.counts(buckets, new Date());
+  async peek(buckets: readonly BucketRequest[], now: Date): Promise<Map<string, number>> {
+    return this.counts(buckets, now);
   }
 
   /** Drops the counters of ended windows; nothing else needs them. */

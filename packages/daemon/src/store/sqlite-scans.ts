@@ -143,8 +143,9 @@ export class SqliteScanRepository implements ScanRepository {
 
   async claimNext(now: Date): Promise<ScanRecord | undefined> {
     const claim = this.db.transaction(() => {
+      // First in, first out, also among scans queued in the same millisecond (rowid is the insertion order).
       const row = this.db
-        .prepare<[], { id: string }>("SELECT id FROM scans WHERE status = 'queued' ORDER BY created_at, id LIMIT 1")
+        .prepare<[], { id: string }>("SELECT id FROM scans WHERE status = 'queued' ORDER BY created_at, rowid LIMIT 1")
         .get();
       if (row === undefined) return undefined;
       this.db

@@ -283,9 +283,9 @@ export class SqliteApiKeyRepository implements ApiKeyRepository {
     return { key: toApiKey(row), owner };
   }
 
-
   async listByUser(userId: string): Promise<ApiKeyRecord[]> {
-    return this.db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id').all(userId).map(toApiKey);
+    // rowid: keys created in the same millisecond are listed in the order they were made.
+    return this.db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, rowid').all(userId).map(toApiKey);
   }
 
   async revoke({ userId, id, now }: { userId: string; id: string; now: Date }): Promise<boolean> {

@@ -9,6 +9,7 @@ import type { AppEnv } from '../env.js';
 import type { LogFields, Logger } from '../logger.js';
 import { buildServices, type ServiceOptions, type Services } from '../services.js';
 import { migrate, openDatabase, type SqliteDatabase } from '../store/database.js';
+import { TEST_CLOCK_START } from './clock.js';
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789abcdef0123456789';
 
@@ -17,7 +18,7 @@ export interface TestServer {
   db: SqliteDatabase;
   services: Services;
   logs: { level: 'info' | 'error'; message: string; fields: LogFields }[];
-  /** Moves the services' clock forward (it starts at the real time), e.g. past a rate-limit window. */
+  /** Moves the services' clock (it starts at TEST_CLOCK_START and stands still) forward, e.g. past a rate-limit window. */
   advance(ms: number): void;
   close(): Promise<void>;
 }
@@ -39,8 +40,8 @@ export async function startTestServer(
     info: (message, fields = {}) => logs.push({ level: 'info', message, fields }),
     error: (message, fields = {}) => logs.push({ level: 'error', message, fields }),
   };
-  let offsetMs = 0;
-  const base = buildServices({ jwtSecret: TEST_JWT_SECRET, ...options, db, logger, clock: () => new Date(Date.now() + offsetMs) });
+  let nowMs = TEST_CLOCK_START.getTime();
+  const base = buildServices({ jwtSecret: TEST_JWT_SECRET, ...options, db, logger, clock: () => new Date(nowMs) });
   const services = { ...base, ...override(base) };
   const app = createApp(services);
   extend(app);
@@ -55,7 +56,7 @@ export async function startTestServer(
     services,
     logs,
     advance(ms) {
-      offsetMs += ms;
+      nowMs += ms;
     },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -35,7 +35,6 @@ interface Price {
 type Json = Record<string, unknown>;
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export interface StripeStandIn {
   /** http://127.0.0.1:<port>, for SVC_STRIPE_API_URL / the provider's apiUrl. */
@@ -60,8 +59,14 @@ export interface StripeStandIn {
   close(): Promise<void>;
 }
 
-export async function startStripeStandIn(options: { secretKey?: string } = {}): Promise<StripeStandIn> {
+/**
+ * `clock` is Stripe's time (object and event times, webhook signatures): a test's fixed clock, so Stripe and the
+ * daemon under test agree; the real time by default, for a daemon process on the real clock.
+ */
+export async function startStripeStandIn(options: { secretKey?: string; clock?: () => Date } = {}): Promise<StripeStandIn> {
   const secretKey = options.secretKey ?? STAND_IN_SECRET_KEY;
+  const clock = options.clock ?? (() => new Date());
+  const nowSeconds = () => Math.floor(clock().getTime() / 1000);
   const requests: RecordedRequest[] = [];
   const customers = new Map<string, Json>();
   const idempotent = new Map<string, Json>();
@@ -342,9 +347,9 @@ export async function startStripeStandIn(options: { secretKey?: string } = {}): 
         type,
       };
     },
-    signed(event, secret = STAND_IN_WEBHOOK_SECRET, timestamp) {
+    signed(event, secret = STAND_IN_WEBHOOK_SECRET, timestamp = nowSeconds()) {
       const body = JSON.stringify(event, null, 2);
-      return { body, signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp === undefined ? {} : { timestamp }) }) };
+      return { body, signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp }) };
     },
     failNext(path, status) {
       failures.set(path, status);
