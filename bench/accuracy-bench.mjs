@@ -4,6 +4,7 @@
 // Usage: node bench/accuracy-bench.mjs [--mode fast|deep|both] [--only SUBSTRING] [--json PATH] [--markdown] [--check]
 //        [--core PATH/TO/packages/core/dist/index.js]  (A/B: measure another build of the core)
 // See docs/accuracy.md for the corpus, the matching rule and the metrics.
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,7 +43,8 @@ const { values: args } = parseArgs({
 // --markdown renders the last run (the tables of docs/accuracy.md) and measures nothing.
 if (args.markdown) {
   const run = JSON.parse(await readFile(lastRunPath, 'utf8'));
-  console.log(`Run of ${run.at.slice(0, 16).replace('T', ' ')} UTC, svc ${run.svcVersion}, ${run.environment.node}.\n`);
+  const edits = run.uncommittedCoreEdits ? ' plus uncommitted core edits' : '';
+  console.log(`Run of ${run.at.slice(0, 16).replace('T', ' ')} UTC: svc ${run.svcVersion} core at ${run.commit}${edits}, ${run.environment.node}.\n`);
   console.log(run.modes.map((result) => formatModeMarkdown(result)).join('\n\n'));
   process.exit(0);
 }
@@ -114,8 +116,21 @@ for (const mode of modes) {
   console.log(`\n${formatModeText(result, formatTable)}\n`);
 }
 
+/** The commit the measured core was built from, and whether its sources had uncommitted edits (other work in progress). */
+function coreRevision(distFile) {
+  const coreDir = path.dirname(path.dirname(distFile));
+  try {
+    const commit = execFileSync('git', ['-C', coreDir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', coreDir, 'status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim() !== '';
+    return { commit, uncommittedCoreEdits: dirty };
+  } catch {
+    return { commit: 'unknown', uncommittedCoreEdits: null };
+  }
+}
+
 const run = {
   at: started.toISOString(),
+  ...coreRevision(corePath),
   svcVersion: core.SVC_VERSION ?? 'unknown',
   core: path.relative(repoRoot, corePath),
   environment: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: os.cpus().length },

@@ -243,8 +243,9 @@ function summaryRows(summary) {
   return [...Object.entries(summary.byClass).map(([name, tally]) => row(name, tally)), row('all', summary)];
 }
 
-function markdownTable(headers, rows) {
-  return [`| ${headers.join(' | ')} |`, `|${headers.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`]
+/** `numeric`: whether a column is right-aligned (by default every column but the first). */
+function markdownTable(headers, rows, numeric = (index) => index > 0) {
+  return [`| ${headers.join(' | ')} |`, `|${headers.map((_, index) => (numeric(index) ? '---:' : '---')).join('|')}|`]
     .concat(rows.map((row) => `| ${row.join(' | ')} |`))
     .join('\n');
 }
@@ -273,10 +274,18 @@ export function formatModeMarkdown(result) {
       `(${percent(summary.cleanRate)}); ${summary.cleanSeriousFindings} high/critical findings in all. ` +
       `Precision ${percent(summary.precision)}, recall ${percent(summary.recall)}.`,
     '',
-    markdownTable(['advisory', 'vulnerable', 'class', 'result', 'best match (file:line, Δ lines)', 'fixed better', 'fixed FP'], advisoryRows),
+    markdownTable(
+      ['advisory', 'vulnerable', 'class', 'result', 'best match (file:line, Δ lines)', 'fixed better', 'fixed FP'],
+      advisoryRows,
+      (index) => index === 6,
+    ),
     '',
     cleanRows.length > 0
-      ? markdownTable(['clean server', 'severity', 'rule', 'where', 'message'], cleanRows.map((row) => row.map((cell) => String(cell).replace(/\|/g, '\\|'))))
+      ? markdownTable(
+          ['clean server', 'severity', 'rule', 'where', 'message'],
+          cleanRows.map((row) => row.map((cell) => String(cell).replace(/\|/g, '\\|'))),
+          () => false,
+        )
       : 'No high/critical finding on any clean server.',
   ].join('\n');
 }
