@@ -1,6 +1,7 @@
 // Judges a finding by the dataflow behind it: does a value the attacker controls (a tool input, the environment, a
 // private file, a payload decoded at run time) reach the sink unguarded?
 import type { Finding, JudgeVote, OriginKind, TaintFlow } from '../scan/model.js';
+import { isSafeFlow } from '../scan/analysis/catalog.js';
 import { findTool, findingSubject, matchFlow, parametersNamed, where } from './finding-context.js';
 import type { Judge, JudgeContext } from './panel.js';
 
@@ -28,6 +29,8 @@ function vote(verdict: JudgeVote['verdict'], reason: string): JudgeVote {
 
 const ORIGIN_NAMES: Record<OriginKind, string> = {
   'tool-input': 'tool input',
+  'http-request': 'HTTP request data',
+  'remote-response': 'remote server response',
   env: 'environment',
   'sensitive-file': 'private file',
   'decoded-constant': 'run-time decoded constant',
@@ -51,7 +54,7 @@ function judgeCode(finding: Finding, context: JudgeContext): JudgeVote {
   const at = where(flow.sink.location);
   // Cross-file flows are as real as local ones: deep mode follows imports precisely so they count in full.
   const path = flow.crossFile ? ' across files' : '';
-  if (flow.sanitizers.length > 0) {
+  if (isSafeFlow(flow)) {
     return vote('dismiss', `The flow from ${describeOrigin(flow)} to ${flow.sink.callee} at ${at} is guarded by ${flow.sanitizers.join(', ')}.`);
   }
   const credential = authenticationTo(flow);
@@ -60,6 +63,8 @@ function judgeCode(finding: Finding, context: JudgeContext): JudgeVote {
   }
   switch (flow.origin.kind) {
     case 'tool-input':
+    case 'http-request':
+    case 'remote-response':
     case 'env':
     case 'sensitive-file':
     case 'decoded-constant':
@@ -107,7 +112,7 @@ function judgeModelText(finding: Finding, context: JudgeContext): JudgeVote {
       flow.origin.tool === tool.name &&
       parameters.includes(flow.origin.param ?? '') &&
       (flow.sink.kind === 'network-send' || flow.sink.kind === 'email') &&
-      flow.sanitizers.length === 0,
+      !isSafeFlow(flow),
   );
   if (outbound) {
     return vote('confirm', `Parameter ${outbound.origin.param} of ${tool.name}, which the text points at, reaches ${outbound.sink.callee} at ${where(outbound.sink.location)}.`);

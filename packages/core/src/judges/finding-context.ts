@@ -1,5 +1,6 @@
 // Lookups every judge needs: which flow a finding is about, which tool it concerns, the text around it. Kept in one
 // place so the judges agree on what "the finding's flow" and "the finding's tool" are.
+import { isSafeFlow } from '../scan/analysis/catalog.js';
 import type { Category, Finding, FlowStep, SinkKind, SourceFile, TaintFlow, ToolDefinition, ToolParameter } from '../scan/model.js';
 import type { JudgeContext } from './panel.js';
 
@@ -71,7 +72,7 @@ export function matchFlow(finding: Finding, flows: readonly TaintFlow[]): TaintF
   const score = (flow: TaintFlow): number =>
     (reported && sameSteps(reported, flow.steps) ? 4 : 0) +
     (finding.tool && flow.origin.tool === finding.tool.name ? 2 : 0) +
-    (flow.sanitizers.length === 0 ? 1 : 0);
+    (isSafeFlow(flow) ? 0 : 1);
   return candidates.reduce((best, flow) => (score(flow) > score(best) ? flow : best));
 }
 

@@ -2,6 +2,7 @@
 // schema/report.schema.json publishes. The zod schemas mirror scan/model.ts; schema.test.ts proves at compile time
 // that the two cannot drift (each inferred type must be *identical* to its model type, not merely assignable).
 import { z } from 'zod';
+import { SOURCE_KINDS } from '../scan/analysis/catalog.js';
 import { CATEGORIES, SEVERITIES } from '../scan/model.js';
 import type { ScanReport, Severity } from '../scan/model.js';
 
@@ -107,6 +108,7 @@ export const flowStepSchema = z
     file: z.string(),
     line: z.number().int(),
     note: z.string().describe('What happens to the value at this step.'),
+    kind: z.enum(SOURCE_KINDS).optional().describe('On the first step: where the value came from.'),
   })
   .meta({ id: 'FlowStep', description: 'One step of a dataflow path from origin to sink.' });
 

@@ -1,4 +1,5 @@
 import { createRule } from './create-rule.js';
+import { severityBySource } from './support/exposure.js';
 import { describeOrigin, flowFinding, unsanitisedFlows } from './support/flows.js';
 
 export default createRule({
@@ -22,10 +23,8 @@ export default createRule({
   check(context) {
     for (const flow of unsanitisedFlows(context, ['code', 'deserialize'])) {
       const verb = flow.sink.kind === 'deserialize' ? 'deserialised by' : 'evaluated as code by';
-      context.report({
-        ...flowFinding(flow, `${describeOrigin(flow)} is ${verb} \`${flow.sink.callee}\``),
-        severity: flow.composition === 'whole' && flow.sink.kind === 'code' ? 'high' : 'critical',
-      });
+      const { severity, note } = severityBySource(flow, context, flow.composition === 'whole' && flow.sink.kind === 'code' ? 'high' : 'critical');
+      context.report({ ...flowFinding(flow, `${describeOrigin(flow)} is ${verb} \`${flow.sink.callee}\`${note}`), severity });
     }
   },
 });

@@ -52,7 +52,7 @@ export default createRule({
     confidence: 0.75,
   },
   check(context) {
-    for (const flow of unsanitisedFlows(context, ['network-send', 'email'])) {
+    for (const flow of unsanitisedFlows(context, ['network-send', 'email'], ['tool-input'])) {
       const target = flow.sink.target;
       if (!target) continue;
       if (flow.sink.kind === 'network-send' && collectionEndpoint(target)) {

@@ -13,6 +13,7 @@ import obfuscatedModelText from './obfuscated-model-text.js';
 import typosquatPackage from './typosquat-package.js';
 import unpinnedNpxConfig from './unpinned-npx-config.js';
 import commandInjection from './command-injection.js';
+import argumentInjection from './argument-injection.js';
 import unrestrictedShellTool from './unrestricted-shell-tool.js';
 import codeInjection from './code-injection.js';
 import pathTraversal from './path-traversal.js';
@@ -35,6 +36,7 @@ export const RULES: readonly Rule[] = [
   toolShadowing,
   exfilMagicParameter,
   commandInjection,
+  argumentInjection,
   unrestrictedShellTool,
   codeInjection,
   pathTraversal,

@@ -1,4 +1,6 @@
+import { WEAK_GUARDS } from '../scan/analysis/catalog.js';
 import { createRule } from './create-rule.js';
+import { severityBySource } from './support/exposure.js';
 import { describeOrigin, flowFinding, unsanitisedFlows } from './support/flows.js';
 
 export default createRule({
@@ -22,11 +24,19 @@ export default createRule({
   },
   check(context) {
     for (const flow of unsanitisedFlows(context, ['file-read', 'file-write'])) {
-      if (flow.composition !== 'embedded') continue;
       const access = flow.sink.kind === 'file-write' ? 'write' : 'read';
-      context.report(
-        flowFinding(flow, `${describeOrigin(flow)} is joined into a path that \`${flow.sink.callee}\` ${access}s without a containment check`),
-      );
+      const { severity, note } = severityBySource(flow, context, 'high');
+      // A containment check that does not hold: the tool means to confine paths, so any path (whole or joined) escapes.
+      const weak = flow.sanitizers.find((name) => name in WEAK_GUARDS);
+      if (weak !== undefined) {
+        context.report({ ...flowFinding(flow, `${describeOrigin(flow)} reaches \`${flow.sink.callee}\` (${access}) after a containment check that does not hold: ${WEAK_GUARDS[weak]}${note}`), severity });
+        continue;
+      }
+      if (flow.composition !== 'embedded' && flow.origin.kind === 'tool-input') continue;
+      context.report({
+        ...flowFinding(flow, `${describeOrigin(flow)} is joined into a path that \`${flow.sink.callee}\` ${access}s without a containment check${note}`),
+        severity,
+      });
     }
   },
 });

@@ -1,4 +1,5 @@
 import { createRule } from './create-rule.js';
+import { severityBySource } from './support/exposure.js';
 import { describeOrigin, flowFinding, unsanitisedFlows } from './support/flows.js';
 
 export default createRule({
@@ -21,8 +22,9 @@ export default createRule({
   check(context) {
     for (const flow of unsanitisedFlows(context, ['sql'])) {
       // A tool that takes a whole statement is a "run SQL" capability, not an injection into someone else's query.
-      if (flow.composition !== 'embedded') continue;
-      context.report(flowFinding(flow, `${describeOrigin(flow)} is formatted into SQL run by \`${flow.sink.callee}\``));
+      if (flow.composition !== 'embedded' && flow.origin.kind === 'tool-input') continue;
+      const { severity, note } = severityBySource(flow, context, 'high');
+      context.report({ ...flowFinding(flow, `${describeOrigin(flow)} is formatted into SQL run by \`${flow.sink.callee}\`${note}`), severity });
     }
   },
 });

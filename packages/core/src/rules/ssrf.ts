@@ -1,4 +1,5 @@
 import { createRule } from './create-rule.js';
+import { severityBySource } from './support/exposure.js';
 import { describeOrigin, flowFinding, unsanitisedFlows } from './support/flows.js';
 
 export default createRule({
@@ -21,7 +22,9 @@ export default createRule({
   },
   check(context) {
     for (const flow of unsanitisedFlows(context, ['network'])) {
-      context.report(flowFinding(flow, `${describeOrigin(flow)} decides where \`${flow.sink.callee}\` sends a request`));
+      // An exposed route that fetches what a client names is a proxy into the user's network: one level up, not critical.
+      const { severity, note } = severityBySource(flow, context, 'medium');
+      context.report({ ...flowFinding(flow, `${describeOrigin(flow)} decides where \`${flow.sink.callee}\` sends a request${note}`), severity: severity === 'critical' ? 'high' : severity });
     }
   },
 });

@@ -1,3 +1,4 @@
+import { WEAK_GUARDS } from '../scan/analysis/catalog.js';
 import { createRule } from './create-rule.js';
 import { annotationStance, describeOrigin, flowFinding, toolNamed, unsanitisedFlows } from './support/flows.js';
 
@@ -20,8 +21,9 @@ export default createRule({
     confidence: 0.65,
   },
   check(context) {
-    for (const flow of unsanitisedFlows(context, ['file-read', 'file-write'])) {
-      if (flow.composition !== 'whole') continue;
+    for (const flow of unsanitisedFlows(context, ['file-read', 'file-write'], ['tool-input'])) {
+      // A containment check that does not hold is path-traversal's finding, not a tool without one.
+      if (flow.composition !== 'whole' || flow.sanitizers.some((name) => name in WEAK_GUARDS)) continue;
       const stance = annotationStance(toolNamed(context, flow.origin.tool));
       if (flow.sink.kind === 'file-write') {
         if (stance === 'declared-destructive') continue;

@@ -20,8 +20,9 @@ export default createRule({
     confidence: 0.7,
   },
   check(context) {
-    for (const flow of unsanitisedFlows(context, ['command'])) {
-      if (flow.composition !== 'whole') continue;
+    for (const flow of unsanitisedFlows(context, ['command'], ['tool-input'])) {
+      // Opening a URL and placing an option are other rules' (command-injection, argument-injection).
+      if (flow.composition !== 'whole' || flow.sink.role === 'os-open' || flow.sink.role === 'option') continue;
       const stance = annotationStance(toolNamed(context, flow.origin.tool));
       if (stance === 'declared-destructive') continue;
       context.report({

@@ -1,3 +1,5 @@
+import type { ArgvRole, SourceKind } from './analysis/catalog.js';
+
 // The data model of a scan, shared by every stage: targets → workspace → inventory → analysis → findings → report.
 // Everything here is plain data (JSON-serialisable) except where a field says otherwise, because reports travel
 // over HTTP and into worker threads.
@@ -183,6 +185,8 @@ export type SinkKind =
 /** Where a value reaching a sink comes from. */
 export type OriginKind =
   | 'tool-input' // a handler parameter the model controls
+  | 'http-request' // query, body, path parameters or headers of a request to the package's own HTTP routes
+  | 'remote-response' // what a server the package talks to answered: a fetched document, OAuth metadata, MCP results
   | 'env' // process.env / os.environ (whole object or a key)
   | 'sensitive-file' // contents of ~/.ssh, ~/.aws, .env, browser profiles, keychains …
   | 'decoded-constant' // a literal decoded at run time (base64, hex, charCode arrays)
@@ -194,6 +198,8 @@ export interface FlowStep {
   line: number;
   /** Short human text: "assigned to cmd", "passed to runQuery(sql)", "returned from buildUrl". */
   note: string;
+  /** Set on the first step of a flow: where the value came from (DESIGN.md "A finding's flow starts with its source step"). */
+  kind?: SourceKind;
 }
 
 /**
@@ -211,6 +217,10 @@ export interface TaintFlow {
     shell?: boolean;
     /** The destination when it is a constant: URL or host for network sinks, the address for email recipients. */
     target?: string;
+    /** For command sinks given an argv: what the tainted element is to the program (see catalog.ts `classifyArgv`). */
+    role?: ArgvRole;
+    /** For command sinks: the program when it is a constant (`git`, `kubectl`). */
+    program?: string;
   };
   origin: {
     kind: OriginKind;

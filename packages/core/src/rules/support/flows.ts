@@ -1,15 +1,17 @@
+import { isSafeFlow, UNTRUSTED_ORIGINS } from '../../scan/analysis/catalog.js';
 import type { FindingInput, RuleContext } from '../create-rule.js';
 import type { OriginKind, SinkKind, TaintFlow, ToolDefinition } from '../../scan/model.js';
 
-/** Unsanitised flows of the given origins into the given sinks: what every code rule starts from. */
+/**
+ * Flows of the given origins (by default every origin an outsider chooses) into the given sinks that no recognised
+ * guard makes safe for what the sink does: what every code rule starts from.
+ */
 export function unsanitisedFlows(
   context: RuleContext,
   sinks: readonly SinkKind[],
-  origins: readonly OriginKind[] = ['tool-input'],
+  origins: readonly OriginKind[] = UNTRUSTED_ORIGINS,
 ): TaintFlow[] {
-  return context.flows.filter(
-    (flow) => sinks.includes(flow.sink.kind) && origins.includes(flow.origin.kind) && flow.sanitizers.length === 0,
-  );
+  return context.flows.filter((flow) => sinks.includes(flow.sink.kind) && origins.includes(flow.origin.kind) && !isSafeFlow(flow));
 }
 
 export function toolNamed(context: RuleContext, name: string | undefined): ToolDefinition | undefined {
@@ -26,6 +28,8 @@ export function describeOrigin(flow: TaintFlow): string {
   }
   const names: Record<OriginKind, string> = {
     'tool-input': 'tool input',
+    'http-request': 'HTTP request data',
+    'remote-response': 'a remote server\'s response',
     env: 'the environment',
     'sensitive-file': 'a sensitive file',
     'decoded-constant': 'a decoded constant',

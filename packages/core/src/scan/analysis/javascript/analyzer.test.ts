@@ -91,7 +91,7 @@ const CASES: FixtureCase[] = [
   },
   {
     dir: 'rules/unrestricted-shell-tool/benign-ts-enum-subcommand',
-    flows: [{ kind: 'command', origin: 'tool-input', tool: 'npm_script', param: 'script', sanitizers: ['execFile-argv', 'schema-enum'] }],
+    flows: [{ kind: 'command', origin: 'tool-input', tool: 'npm_script', param: 'script', sanitizers: ['schema-enum'] }],
     forbidFlow: unsanitised(['command']),
   },
   {
@@ -134,7 +134,7 @@ const CASES: FixtureCase[] = [
   },
   {
     dir: 'rules/ssrf/benign-ts-host-allowlist',
-    flows: [{ kind: 'network', origin: 'tool-input', tool: 'fetch_docs', param: 'url', sanitizers: ['url-allowlist'] }],
+    flows: [{ kind: 'network', origin: 'tool-input', tool: 'fetch_docs', param: 'url', sanitizers: ['url-allowlist', 'url-scheme'] }],
     forbidFlow: unsanitised(['network']),
   },
   {
@@ -427,7 +427,12 @@ describe('javascriptAnalyzer sink and source catalogue', () => {
   // One tool per case; each case names the flow it must produce (kind, param, sanitizers) or `null` for none.
   const CATALOGUE: Array<{ name: string; body: string; imports?: string; expect: { kind: TaintFlow['sink']['kind']; sanitizers: string[]; shell?: boolean; target?: string } | null }> = [
     { name: 'zx', imports: "import { $ } from 'zx';", body: 'await $`git checkout ${input}`;', expect: { kind: 'command', sanitizers: ['shell-escape'], shell: true } },
-    { name: 'execa_argv', imports: "import { execa } from 'execa';", body: "await execa('git', ['show', input]);", expect: { kind: 'command', sanitizers: ['execFile-argv'], shell: false } },
+    { name: 'execa_argv', imports: "import { execa } from 'execa';", body: "await execa('git', ['show', '--', input]);", expect: { kind: 'command', sanitizers: ['execFile-argv'], shell: false } },
+    // Without `--`, git reads a value starting with `-` as an option (`--output=…`): no sanitizer.
+    { name: 'git_option', imports: "import { execa } from 'execa';", body: "await execa('git', ['show', input]);", expect: { kind: 'command', sanitizers: [], shell: false } },
+    { name: 'git_option_checked', imports: "import { execa } from 'execa';", body: "if (input.startsWith('-')) throw new Error('no options');\n  await execa('git', ['show', input]);", expect: { kind: 'command', sanitizers: ['no-leading-dash'], shell: false } },
+    { name: 'sh_c', imports: "import { spawn } from 'node:child_process';", body: "spawn('sh', ['-c', `tar -xf ${input}`]);", expect: { kind: 'command', sanitizers: [], shell: true } },
+    { name: 'open_package', imports: "import open from 'open';", body: 'await open(input);', expect: { kind: 'command', sanitizers: [] } },
     { name: 'spawn_program', imports: "import { spawn } from 'node:child_process';", body: "spawn(input, ['--version']);", expect: { kind: 'command', sanitizers: [], shell: false } },
     { name: 'shelljs', imports: "import shell from 'shelljs';", body: "shell.exec('ls ' + input);", expect: { kind: 'command', sanitizers: [], shell: true } },
     { name: 'shell_quote', imports: "import { exec } from 'node:child_process';\nimport { quote } from 'shell-quote';", body: "exec('ls ' + quote([input]));", expect: { kind: 'command', sanitizers: ['shell-escape'], shell: true } },

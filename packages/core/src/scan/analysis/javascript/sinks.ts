@@ -1,3 +1,4 @@
+import { classifyArgv, isOptionSensitive, OPENER_PACKAGES, programName, type ArgvRole } from '../catalog.js';
 import type { SinkKind } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { objectProperty, propertyName, unwrap } from './ast.js';
@@ -10,6 +11,12 @@ export interface SinkArgument {
   kind: SinkKind;
   node: AstNode;
   shell?: boolean;
+  /** What an argv element is to the program (command sinks given an argv array). */
+  role?: ArgvRole;
+  /** The program, when it is a constant. */
+  program?: string;
+  /** The argument becomes one part of a longer command line (an argv element joined for `shell: true`). */
+  embeds?: boolean;
   /** Guards implied by the call shape itself (e.g. argv arrays without a shell). */
   sanitizers?: string[];
   /** The URL/host argument of a network call (fixed-host applies only here). */
@@ -77,16 +84,49 @@ function optionsHaveShell(node: AstNode | undefined, index: FileIndex): boolean 
   return resolved === undefined ? true : Boolean(resolved);
 }
 
-/** Process APIs that take a program and an argv array: the argv is safe without a shell, the program never is. */
-function argvCall(args: AstNode[], index: FileIndex): SinkArgument[] {
+/**
+ * Process APIs that take a program and an argv array. The program is never safe to choose. Without a shell, each
+ * element of a literal argv is classified by what the program does with it (shared catalog): shell code for
+ * `sh -c`, `ssh host`, `adb shell`; the OS opener's target; an option position of a tool like git or kubectl; or a
+ * plain operand, which is safe. With `shell: true` every element is joined into one command line.
+ */
+function argvCall(args: AstNode[], index: FileIndex, textOf: TextOf): SinkArgument[] {
   const [program, second, third] = args;
   if (!program) return [];
   const secondNode = unwrap(second);
   const argv = secondNode?.type === 'ArrayExpression' || (secondNode && secondNode.type !== 'ObjectExpression') ? secondNode : undefined;
   const options = argv ? third : second;
   const shell = optionsHaveShell(options, index);
-  const sinks: SinkArgument[] = [{ kind: 'command', node: program, shell }];
-  if (argv) sinks.push({ kind: 'command', node: argv, shell, ...(!shell && { sanitizers: ['execFile-argv'] }) });
+  const programText = textOf(program);
+  const named = programText === undefined ? {} : { program: programName(programText) };
+  const sinks: SinkArgument[] = [{ kind: 'command', node: program, shell, role: 'program', ...named }];
+  if (!argv) return sinks;
+  if (argv.type !== 'ArrayExpression') {
+    // A list built elsewhere (`args.push(x)`): for a tool whose options are dangerous, any element may stand where an
+    // option can; the guards its elements picked up when they were added (`--` before, a constant start) say otherwise.
+    const optionRisk = !shell && programText !== undefined && isOptionSensitive(programText);
+    const how: Partial<SinkArgument> = shell ? { embeds: true, role: 'shell-code' } : optionRisk ? { role: 'option' } : { sanitizers: ['execFile-argv'] };
+    sinks.push({ kind: 'command', node: argv, shell, ...named, ...how });
+    return sinks;
+  }
+  const elements = (argv.elements as Array<AstNode | null>).map((element) => (element?.type === 'SpreadElement' ? element.argument : element));
+  const roles = classifyArgv([programText, ...elements.map((element) => (element ? textOf(element) : undefined))]);
+  elements.forEach((element, position) => {
+    if (!element) return;
+    if (shell) {
+      sinks.push({ kind: 'command', node: element, shell, role: 'shell-code', embeds: true, ...named });
+      return;
+    }
+    const role = roles[position + 1] ?? 'operand';
+    sinks.push({
+      kind: 'command',
+      node: element,
+      shell: role === 'shell-code',
+      role,
+      ...named,
+      ...(role === 'operand' && { sanitizers: ['execFile-argv'] }),
+    });
+  });
   return sinks;
 }
 
@@ -137,8 +177,11 @@ function emailSinks(message: AstNode | undefined, index: FileIndex): SinkArgumen
   return sinks;
 }
 
+/** The text of an expression when it is a constant (module constants, and locals the dataflow knows). */
+export type TextOf = (node: AstNode | undefined) => string | undefined;
+
 /** The dangerous arguments of a call (or `new`) expression, by what the callee resolves to. */
-export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex): SinkArgument[] {
+export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex, textOf: TextOf = (node) => staticString(node, index)): SinkArgument[] {
   const args: AstNode[] = call.arguments;
   const isNew = call.type === 'NewExpression';
   const { module, name } = callee;
@@ -146,14 +189,22 @@ export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex): 
   switch (module) {
     case 'child_process':
       if (name === 'exec' || name === 'execSync') return first ? [{ kind: 'command', node: first, shell: true }] : [];
-      if (['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork'].includes(name)) return argvCall(args, index);
+      if (['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork'].includes(name)) return argvCall(args, index, textOf);
       return [];
     case 'cross-spawn':
-      return name === 'default' || name === 'spawn' || name === 'sync' ? argvCall(args, index) : [];
+      return name === 'default' || name === 'spawn' || name === 'sync' ? argvCall(args, index, textOf) : [];
     case 'execa':
       if (name === 'execaCommand' || name === 'execaCommandSync') return first ? [{ kind: 'command', node: first, shell: optionsHaveShell(args[1], index) }] : [];
-      if (name === 'execa' || name === 'execaSync' || name === 'default' || name === 'execaNode') return argvCall(args, index);
+      if (name === 'execa' || name === 'execaSync' || name === 'default' || name === 'execaNode') return argvCall(args, index, textOf);
       return [];
+    case 'open':
+    case 'opn':
+    case 'better-opn':
+    case 'openurl':
+    case 'open-url':
+    case 'opener':
+      // The OS opener: on Windows `cmd /c start` or PowerShell re-parse the string (CVE-2025-6514).
+      return OPENER_PACKAGES.has(module) && first && (name === 'default' || name === 'open' || name === module) ? [{ kind: 'command', node: first, role: 'os-open', program: module }] : [];
     case 'shelljs':
       return name === 'exec' && first ? [{ kind: 'command', node: first, shell: true }] : [];
     case 'vm':
@@ -205,6 +256,20 @@ export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex): 
       return [];
     default:
       break;
+  }
+  // The MCP SDK's client transports: stdio spawns `command` with `args`, the HTTP ones connect to their URL.
+  if (module !== undefined && isNew && /modelcontextprotocol\/(sdk\/client|client)/.test(module)) {
+    if (name === 'StdioClientTransport') {
+      const options = unwrap(first);
+      const command = objectProperty(options, 'command');
+      const argv = objectProperty(options, 'args');
+      const sinks: SinkArgument[] = command ? [{ kind: 'command', node: command, role: 'program' }] : [];
+      if (argv) sinks.push({ kind: 'command', node: argv, role: 'operand', sanitizers: ['execFile-argv'] });
+      return sinks;
+    }
+    if ((name === 'SSEClientTransport' || name === 'StreamableHTTPClientTransport' || name === 'WebSocketClientTransport') && first) {
+      return withTarget([{ kind: 'network', node: first, isUrl: true }], first, index);
+    }
   }
   if (module === undefined || module.startsWith('global:')) {
     // Globals and methods on values whose origin is unknown.

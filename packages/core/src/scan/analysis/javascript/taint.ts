@@ -2,6 +2,7 @@
 // tool inputs (or other origins) through variables, expressions and calls, and recording a TaintFlow whenever such a
 // value reaches a sink argument. Helper functions are summarised once (which parameters reach which sinks and the
 // return value) and the summary is reused at every call site.
+import { admitsLeadingDash, argvElementGuard, REMOTE_RESPONSE_SINKS, type ArgvRole, type SourceKind } from '../catalog.js';
 import type { FlowStep, ScanMode, SinkKind, SourceLocation, TaintFlow, ToolDefinition } from '../../model.js';
 import type { ToolHandler } from '../../extract/mcp-sdk.js';
 import type { AstNode } from './ast.js';
@@ -12,37 +13,11 @@ import type { FileIndex, ImportBinding } from './file-index.js';
 import { resolveRelativeImport, staticString, staticValue } from './file-index.js';
 import type { SinkArgument } from './sinks.js';
 import { sinkArguments, staticPrefix } from './sinks.js';
+import type { Label, Taint } from './labels.js';
+import type { RequestHandler } from './http.js';
+import { exportedRequestHandlers, REMOTE_CALLBACK_PARAMS, returnsRemoteData, routeHandlers } from './http.js';
+import { addStep, CLEAN, CONFIG, embed, fixHost, holdsRequest, mapTaint, MAX_STEPS, member, newLabel, originKey, sanitize, significant, union, wholeKey } from './labels.js';
 
-type Origin =
-  | { kind: 'tool-input'; tool?: string; param?: string }
-  | { kind: 'request' | 'request-params' | 'tool-name' }
-  // One operator-set environment variable (`process.env.API_URL`): never reported, but a URL that starts with it has a
-  // host the model cannot choose.
-  | { kind: 'config' }
-  | { kind: 'param'; index: number; path?: string }
-  | { kind: 'env' | 'sensitive-file' | 'decoded-constant' | 'sensitive-path'; detail: string };
-
-interface Label {
-  origin: Origin;
-  embedded: boolean;
-  sanitizers: readonly string[];
-  steps: readonly FlowStep[];
-  crossFile: boolean;
-  /** The value went through fs.realpath (containment checks on it are symlink-safe). */
-  realpath: boolean;
-  /** The value was placed after a constant `scheme://host/` prefix. */
-  hostFixed: boolean;
-  /**
-   * The property of an object literal this value was stored under (`{ baseUrl, apiKey }`): reading another property
-   * of that object does not see it. Cleared when the property is read, or the object is used as a whole.
-   */
-  field?: string;
-}
-
-type Taint = readonly Label[];
-const CLEAN: Taint = [];
-const MAX_LABELS = 12;
-const MAX_STEPS = 10;
 const FUNCTION_BUDGET = 25_000;
 
 interface SinkSite {
@@ -54,6 +29,16 @@ interface SinkSite {
   target?: string;
   isUrl: boolean;
   sanitizers: readonly string[];
+  role?: ArgvRole;
+  program?: string;
+  embeds?: boolean;
+}
+
+/** What a helper function checks about its arguments (see `helperChecks`). */
+interface HelperChecks {
+  containment?: 'sound' | 'weak';
+  leadingDash?: boolean;
+  throws: boolean;
 }
 
 interface Summary {
@@ -68,6 +53,8 @@ export interface FileContext {
   moduleScope: Scope;
   /** Sorted offsets of possible taint sources and of handlers (computed on first use); see `mayMatter`. */
   hints?: number[];
+  /** Functions a framework calls with a request by convention (Next.js route exports …), computed on first use. */
+  exportedHandlers?: Map<AstNode, RequestHandler>;
 }
 
 /**
@@ -79,12 +66,19 @@ const SOURCE_HINTS = wordsPattern([
   'process.env', 'homedir', 'HOME', 'USERPROFILE', '.ssh', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', '.aws', 'gcloud',
   'npmrc', 'pypirc', 'git-credentials', 'netrc', '.docker', '.kube', '.env', 'eychain', 'Cookies', 'Login Data',
   'Local State', 'Chrome', 'Firefox', 'mozilla', 'Brave', '_history', 'pgpass', 'wallet', 'gnupg', 'solana', 'base64',
-  'hex', 'atob', 'fromCharCode',
+  'hex', 'atob', 'fromCharCode', 'createServer', 'serve(', 'fetch', 'axios', 'got(', 'callTool', 'readResource',
+  'getPrompt', 'redirectToAuthorization', 'discover',
 ]);
+/** Route registrations (`app.get('/x', …)`, `server.on('request', …)`), where request handlers hide inside other functions. */
+const ROUTE_HINTS = /\.(?:get|post|put|patch|delete|all|options|head|use|route)\(\s*['"`]\/|\.on\(\s*['"]request['"]/g;
 
 export class Scope {
   readonly vars = new Map<string, Taint>();
   readonly functions = new Map<string, AstNode>();
+  /** Conditions kept in a variable (`const ok = dirs.some(…)`), so `if (!ok)` is read as the check it stands for. */
+  readonly conditions = new Map<string, AstNode>();
+  /** Local constants with a known text (`const command = "kubectl"`), for the sinks that care which program runs. */
+  readonly constants = new Map<string, string>();
   /** Some variable of this scope holds a tainted value. */
   tainted = false;
   constructor(readonly parent?: Scope) {}
@@ -123,6 +117,22 @@ export class Scope {
     this.vars.set(name, taint);
   }
 
+  findConstant(name: string): string | undefined {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const text = scope.constants.get(name);
+      if (text !== undefined) return text;
+    }
+    return undefined;
+  }
+
+  findCondition(name: string): AstNode | undefined {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const condition = scope.conditions.get(name);
+      if (condition) return condition;
+    }
+    return undefined;
+  }
+
   findFunction(name: string): AstNode | undefined {
     for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
       const fn = scope.functions.get(name);
@@ -151,106 +161,6 @@ export function newScope(): Scope {
   return new Scope();
 }
 
-// ─── Label helpers ──────────────────────────────────────────────────────────────────────────────
-
-function union(a: Taint, b: Taint): Taint {
-  if (a.length === 0) return b;
-  if (b.length === 0) return a;
-  const out = a.slice();
-  for (const label of b) {
-    if (out.length >= MAX_LABELS) break;
-    if (!out.includes(label)) out.push(label);
-  }
-  return out;
-}
-
-function mapTaint(taint: Taint, change: (label: Label) => Label | undefined): Taint {
-  if (taint.length === 0) return taint;
-  const out: Label[] = [];
-  for (const label of taint) {
-    const next = change(label);
-    if (next) out.push(next);
-  }
-  return out;
-}
-
-function addStep(taint: Taint, step: FlowStep): Taint {
-  return mapTaint(taint, (label) => (label.steps.length >= MAX_STEPS ? label : { ...label, steps: [...label.steps, step] }));
-}
-
-function embed(taint: Taint): Taint {
-  return mapTaint(taint, (label) => (label.embedded ? label : { ...label, embedded: true }));
-}
-
-function sanitize(taint: Taint, sanitizer: string): Taint {
-  return mapTaint(taint, (label) => (label.sanitizers.includes(sanitizer) ? label : { ...label, sanitizers: [...label.sanitizers, sanitizer] }));
-}
-
-const CONFIG: Taint = [newLabel({ kind: 'config' })];
-
-/** Holds something that can become a flow (operator configuration alone cannot). */
-function significant(taint: Taint): boolean {
-  return taint.some((label) => label.origin.kind !== 'config');
-}
-
-function fixHost(taint: Taint): Taint {
-  return mapTaint(taint, (label) => (label.hostFixed ? label : { ...label, hostFixed: true }));
-}
-
-function newLabel(origin: Origin, steps: FlowStep[] = []): Label {
-  return { origin, embedded: false, sanitizers: [], steps, crossFile: false, realpath: false, hostFixed: false };
-}
-
-function originKey(origin: Origin): string {
-  switch (origin.kind) {
-    case 'tool-input':
-      return `t:${origin.tool ?? ''}:${origin.param ?? ''}`;
-    case 'param':
-      return `p:${origin.index}:${origin.path ?? ''}`;
-    case 'env':
-    case 'sensitive-file':
-    case 'decoded-constant':
-    case 'sensitive-path':
-      return `${origin.kind}:${origin.detail}`;
-    default:
-      return origin.kind;
-  }
-}
-
-/** Property access on a tainted value: `args.path` narrows the tool input to one parameter. */
-function member(taint: Taint, key: string | undefined): Taint {
-  if (taint.length === 0) return taint;
-  if (key === 'length') return CLEAN;
-  return mapTaint(taint, (label) => {
-    if (label.field !== undefined) {
-      // `{ baseUrl, apiKey }.baseUrl` is the stored value itself; an unknown (computed) key may be any property.
-      if (key !== undefined && key !== label.field) return undefined;
-      const { field: _field, ...stored } = label;
-      return stored;
-    }
-    const origin = label.origin;
-    switch (origin.kind) {
-      case 'tool-input':
-        return origin.param === undefined && key !== undefined ? { ...label, origin: { ...origin, param: key } } : label;
-      case 'request':
-        return key === 'params' ? { ...label, origin: { kind: 'request-params' } } : undefined;
-      case 'request-params':
-        if (key === 'arguments') return { ...label, origin: { kind: 'tool-input' } };
-        if (key === 'name') return { ...label, origin: { kind: 'tool-name' } };
-        return undefined;
-      case 'tool-name':
-        return undefined;
-      case 'env':
-        // `process.env.X` / `const { X } = process.env`: one named variable, not the environment.
-        return undefined;
-      case 'param':
-        return origin.path === undefined && key !== undefined ? { ...label, origin: { ...origin, path: key } } : label;
-      default:
-        return label;
-    }
-  });
-}
-
 /** A constant `scheme://host/` (path, query or fragment must follow) at the start of a URL: the host is not the model's choice. */
 function hasFixedHost(prefix: string | undefined): boolean {
   return prefix !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+[/?#]/i.test(prefix);
@@ -277,6 +187,11 @@ const GLOBAL_PROPAGATORS: Record<string, Set<string>> = {
   'global:path': new Set(['join', 'resolve', 'normalize']),
 };
 const NUMERIC = new Set(['Number', 'parseInt', 'parseFloat', 'BigInt']);
+/** Initialisers that may be a check kept in a variable for a later `if`. */
+const CONDITION_TYPES = new Set(['CallExpression', 'BinaryExpression', 'LogicalExpression', 'UnaryExpression', 'AwaitExpression']);
+/** Library functions whose result does not carry their argument's content: hashes, escaping, checks, counts. */
+const OPAQUE_FUNCTION_NAME =
+  /escape|quote|sanitiz|hash|digest|encrypt|^(sign|verify|validate|compare|count|uuid|random|exists|stat|log|debug|info|warn|error|emit|send|write|spawn|exec|fork)|^(is|has)[A-Z]|(Valid|Count|Length|Size)$/;
 const PATH_JOINERS = new Set(['join', 'resolve', 'posix.join', 'posix.resolve', 'win32.join', 'win32.resolve']);
 
 export interface TaintOptions {
@@ -290,7 +205,7 @@ export class TaintEngine {
   private readonly summaries = new Map<AstNode, Summary>();
   private readonly summariesNoCross = new Map<AstNode, Summary>();
   private readonly inProgress = new Set<AstNode>();
-  private readonly containmentCache = new Map<AstNode, boolean>();
+  private readonly helperCache = new Map<AstNode, HelperChecks | undefined>();
   private readonly toolParams = new Map<string, ToolDefinition>();
 
   constructor(private readonly options: TaintOptions) {
@@ -320,9 +235,11 @@ export class TaintEngine {
   /** Analyses a function body; `params` binds parameter taint positionally. Returns what the function may return. */
   private analyzeFunction(fn: AstNode, file: FileContext, parent: Scope, params: Taint[], inherit: Partial<Ctx> = {}): Taint {
     const handler = file.handlers.get(fn);
+    const exported = exportedHandlersOf(file).get(fn);
     const live =
       inherit.live === true ||
       handler !== undefined ||
+      exported !== undefined ||
       file.dispatchers.has(fn) ||
       inherit.summary !== undefined ||
       params.some(significant) ||
@@ -344,8 +261,11 @@ export class TaintEngine {
     const paramNodes: AstNode[] = fn.params ?? [];
     paramNodes.forEach((param, position) => {
       let taint = params[position] ?? CLEAN;
-      if (handler && position === handler.argsParam) taint = union(taint, [newLabel({ kind: 'tool-input', tool: handler.tool.name })]);
-      if (file.dispatchers.has(fn) && position === 0) taint = union(taint, [newLabel({ kind: 'request' })]);
+      if (handler && position === handler.argsParam) {
+        taint = union(taint, [newLabel({ kind: 'tool-input', tool: handler.tool.name }, [this.sourceStep(file, param, `input of tool \`${handler.tool.name}\``, 'tool-input')])]);
+      }
+      if (file.dispatchers.has(fn) && position === 0) taint = union(taint, [newLabel({ kind: 'request' }, [this.sourceStep(file, param, 'the tools/call request', 'tool-input')])]);
+      if (exported && position === exported.requestParam) taint = union(taint, this.requestTaint(param, exported, file));
       this.bind(param, taint, ctx, false);
     });
     if (fn.body?.type === 'BlockStatement') {
@@ -355,6 +275,26 @@ export class TaintEngine {
       ctx.returns.push(...this.applyGuards(this.expr(fn.body, ctx), ctx));
     }
     return ctx.returns;
+  }
+
+  private sourceStep(file: FileContext, node: AstNode, note: string, kind: SourceKind): FlowStep {
+    return { file: file.index.parsed.file.path, line: lineOf(file.index.parsed, node.start), note, kind };
+  }
+
+  /** The request (or framework context) parameter of a request handler. */
+  private requestTaint(param: AstNode, handler: RequestHandler, file: FileContext): Taint {
+    const name = param.type === 'Identifier' ? param.name : 'request';
+    return [newLabel({ kind: 'http-request', detail: name, container: true }, [this.sourceStep(file, param, `request to ${handler.route}`, 'http-request')])];
+  }
+
+  /** Parameters a library fills from a remote server (`redirectToAuthorization(url)`), by the method's name. */
+  private callbackParams(name: string | undefined, fn: AstNode, file: FileContext): Taint[] {
+    const contract = name === undefined ? undefined : REMOTE_CALLBACK_PARAMS[name];
+    const param = contract === undefined ? undefined : (fn.params?.[contract.param] as AstNode | undefined);
+    if (!contract || !param) return [];
+    const params: Taint[] = [];
+    params[contract.param] = [newLabel({ kind: 'remote-response', detail: contract.what }, [this.sourceStep(file, param, `receives ${contract.what}`, 'remote-response')])];
+    return params;
   }
 
   /** Whether a function holds a possible source or a handler (binary search over the file's sorted hint offsets). */
@@ -503,8 +443,10 @@ export class TaintEngine {
   private applyGuards(taint: Taint, ctx: Ctx): Taint {
     if (ctx.guards.size === 0 || taint.length === 0) return taint;
     return mapTaint(taint, (label) => {
-      const guards = ctx.guards.get(originKey(label.origin));
-      if (!guards) return label;
+      // A check of the whole value (`url.protocol` of `url`) also covers the parts later read from it (`url.href`).
+      const whole = wholeKey(label.origin);
+      const guards = [...(ctx.guards.get(originKey(label.origin)) ?? []), ...(whole === undefined ? [] : (ctx.guards.get(whole) ?? []))];
+      if (guards.length === 0) return label;
       const sanitizers = [...new Set([...label.sanitizers, ...guards])];
       return sanitizers.length === label.sanitizers.length ? label : { ...label, sanitizers };
     });
@@ -526,7 +468,16 @@ export class TaintEngine {
       flowOrigin = { kind: 'tool-input', ...(tool !== undefined && { tool }), ...(origin.param !== undefined && { param: origin.param }) };
       const parameter = tool !== undefined ? this.toolParams.get(tool)?.parameters.find((p) => p.name === origin.param) : undefined;
       if (parameter?.enum?.length) sanitizers.add('schema-enum');
-      if (parameter?.pattern !== undefined && isRestrictivePattern(parameter.pattern)) sanitizers.add('schema-pattern');
+      if (parameter?.type === 'number' || parameter?.type === 'integer' || parameter?.type === 'boolean') sanitizers.add('numeric');
+      if (parameter?.pattern !== undefined && isRestrictivePattern(parameter.pattern)) {
+        sanitizers.add('schema-pattern');
+        if (!admitsLeadingDash(parameter.pattern)) sanitizers.add('no-leading-dash');
+      }
+    } else if (origin.kind === 'http-request') {
+      flowOrigin = { kind: 'http-request', detail: origin.detail };
+    } else if (origin.kind === 'remote-response') {
+      if (!REMOTE_RESPONSE_SINKS.has(kind)) return;
+      flowOrigin = { kind: 'remote-response', detail: origin.detail };
     } else if (origin.kind === 'env' || origin.kind === 'sensitive-file' || origin.kind === 'decoded-constant') {
       if (kind === 'file-read' || kind === 'file-write' || kind === 'sql') return;
       // Secrets embedded in a URL are a payload leaving the machine, not a choice of destination.
@@ -542,16 +493,18 @@ export class TaintEngine {
         snippet: site.snippet,
         ...(site.shell !== undefined && { shell: site.shell }),
         ...(site.target !== undefined && { target: site.target }),
+        ...(site.role !== undefined && { role: site.role }),
+        ...(site.program !== undefined && { program: site.program }),
       },
       origin: flowOrigin,
-      composition: label.embedded ? 'embedded' : 'whole',
+      composition: label.embedded || site.embeds ? 'embedded' : 'whole',
       steps: [...label.steps],
       sanitizers: [...sanitizers].sort(),
       crossFile: label.crossFile,
     };
     const key = [
       site.location.file, site.location.line, site.location.column, kind, flowOrigin.kind, flowOrigin.tool, flowOrigin.param,
-      flowOrigin.detail, flow.composition,
+      flowOrigin.detail, flow.composition, site.role,
     ].join('|');
     // Several paths to one sink from one origin: the flow is only as guarded as its least guarded path.
     const existing = this.flows.get(key);
@@ -570,6 +523,9 @@ export class TaintEngine {
       sanitizers: sink.sanitizers ?? [],
       ...(sink.shell !== undefined && { shell: sink.shell }),
       ...(sink.target !== undefined && { target: sink.target }),
+      ...(sink.role !== undefined && { role: sink.role }),
+      ...(sink.program !== undefined && { program: sink.program }),
+      ...(sink.embeds && { embeds: true }),
     };
   }
 
@@ -599,6 +555,9 @@ export class TaintEngine {
           if (isFunction(init) && declarator.id.type === 'Identifier') {
             ctx.scope.functions.set(declarator.id.name, init);
           }
+          if (declarator.id.type === 'Identifier' && CONDITION_TYPES.has(init.type)) ctx.scope.conditions.set(declarator.id.name, init);
+          const text = declarator.id.type === 'Identifier' && node.kind === 'const' ? staticString(init, ctx.file.index) : undefined;
+          if (text !== undefined) ctx.scope.constants.set(declarator.id.name, text);
           this.bind(declarator.id, this.expr(declarator.init, ctx), ctx, true);
         }
         return;
@@ -693,7 +652,8 @@ export class TaintEngine {
   private classBody(node: AstNode, ctx: Ctx): void {
     for (const element of node.body.body) {
       if (element.type === 'MethodDefinition' && element.value) {
-        this.analyzeFunction(element.value, ctx.file, ctx.scope, [], { allowCross: ctx.allowCross, live: ctx.live });
+        const params = this.callbackParams(propertyName(element.key, element.computed), element.value, ctx.file);
+        this.analyzeFunction(element.value, ctx.file, ctx.scope, params, { allowCross: ctx.allowCross, live: ctx.live });
       } else if (element.type === 'PropertyDefinition' && element.value) {
         this.expr(element.value, ctx);
       } else if (element.type === 'StaticBlock') {
@@ -727,7 +687,7 @@ export class TaintEngine {
    * Recognises guards in an `if` condition and remembers them for the origins they check: later sinks in the same
    * function see the sanitizer. Dominance is approximated by source order, which is what the brief asks for.
    */
-  private detectGuards(test: AstNode, ctx: Ctx): void {
+  private detectGuards(test: AstNode, ctx: Ctx, depth = 0): void {
     const guard = (taint: Taint, sanitizer: string): void => {
       for (const label of taint) {
         const key = originKey(label.origin);
@@ -747,6 +707,12 @@ export class TaintEngine {
         // `allowed.some((d) => host.endsWith(d))`
         return true;
       }
+      if (node.type === 'Identifier' && depth < 2) {
+        // `const isAllowed = dirs.some((d) => p.startsWith(d)); if (!isAllowed) throw …`: the check lives in the variable.
+        const condition = ctx.scope.findCondition(node.name);
+        if (condition) this.detectGuards(condition, ctx, depth + 1);
+        return false;
+      }
       if (node.type === 'UnaryExpression' && node.operator === '!') {
         const argument = unwrap(node.argument);
         if (argument) negated.add(argument);
@@ -759,7 +725,12 @@ export class TaintEngine {
       }
       if (node.type === 'BinaryExpression' && /^[!=]==?$/.test(node.operator)) {
         for (const [side, other] of [[node.left, node.right], [node.right, node.left]] as const) {
-          if (staticString(other, ctx.file.index) !== undefined && isHostish(side, ctx)) guard(this.peek(side, ctx), 'url-allowlist');
+          const text = staticString(other, ctx.file.index);
+          if (text === undefined) continue;
+          // `url.protocol !== 'https:'`: the scheme is pinned, so the opener gets a web address, not `file:` or a handler.
+          const scheme = /^https?:$/.test(text) && unwrap(side)?.type === 'MemberExpression' && memberName(unwrap(side) as AstNode) === 'protocol';
+          if (scheme) guard(this.peek((unwrap(side) as AstNode).object, ctx), 'url-scheme');
+          else if (isHostish(side, ctx)) guard(this.peek(side, ctx), 'url-allowlist');
         }
         return true;
       }
@@ -771,8 +742,14 @@ export class TaintEngine {
         const receiver = this.peek(callee.object, ctx);
         if (method === 'startsWith' && receiver.length) {
           const prefix = staticString(args[0], ctx.file.index);
-          if (prefix === undefined || prefix === '..' || prefix.startsWith('../') || prefix.startsWith('..')) {
-            guard(receiver, receiver.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment');
+          if (prefix === undefined || prefix.startsWith('..')) {
+            // `rel.startsWith('..')` after path.relative, or `p.startsWith(root + sep)`; a root without its separator
+            // also admits `/root-other` (CVE-2025-53110).
+            const sound = prefix !== undefined || endsWithSeparator(args[0], ctx.file.index);
+            guard(receiver, !sound ? 'prefix-without-separator' : receiver.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment');
+          } else if (prefix === '-' || !prefix.startsWith('-')) {
+            // Checked against `-` or against a fixed start (`https://`, `/`): it cannot be read as an option.
+            guard(receiver, 'no-leading-dash');
           }
           return true;
         }
@@ -794,10 +771,14 @@ export class TaintEngine {
         return true;
       }
       const target = this.resolveTarget(node.callee, ctx);
-      if (target && this.checksContainment(target.fn)) {
+      const checks = target ? this.helperChecks(target.fn, target.file.index) : undefined;
+      if (checks) {
         for (const arg of args) {
           const argTaint = this.peek(arg, ctx);
-          guard(argTaint, argTaint.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment');
+          if (checks.containment) {
+            guard(argTaint, checks.containment === 'weak' ? 'prefix-without-separator' : argTaint.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment');
+          }
+          if (checks.leadingDash) guard(argTaint, 'no-leading-dash');
         }
       }
       return true;
@@ -810,7 +791,7 @@ export class TaintEngine {
     const name = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
     if (name && /^(assert|invariant|ok$|strictEqual$)/.test(name)) return true;
     const target = this.resolveTarget(call.callee, ctx);
-    return target !== undefined && this.checksContainment(target.fn);
+    return target !== undefined && this.helperChecks(target.fn, target.file.index)?.throws === true;
   }
 
   /** Tainted values a guard callback compares against (`list.some((d) => url.hostname.endsWith(d))`). */
@@ -828,21 +809,36 @@ export class TaintEngine {
   }
 
   /** Whether a helper's body compares paths for containment (`startsWith(root)`, `path.relative(…)`). */
-  private checksContainment(fn: AstNode): boolean {
-    const cached = this.containmentCache.get(fn);
-    if (cached !== undefined) return cached;
-    let found = false;
+  /**
+   * What a helper checks about the values it is given, so a call to it guards them: path containment (`startsWith(root)`,
+   * `path.relative`), sound or missing its separator, and leading dashes (`arg.startsWith('-')`, `/^-/`), looking one
+   * call deeper into helpers of the same file. `throws`: it can refuse, so calling it as a statement is an assertion.
+   */
+  private helperChecks(fn: AstNode, index: FileIndex, depth = 0): HelperChecks | undefined {
+    if (this.helperCache.has(fn)) return this.helperCache.get(fn);
+    this.helperCache.set(fn, undefined);
+    const checks: HelperChecks = { throws: false };
     walk(fn, (node) => {
-      if (found) return false;
-      if (node.type === 'CallExpression') {
-        const callee = unwrap(node.callee);
-        const name = callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
-        if (name === 'startsWith' && unwrap(node.arguments[0])?.type !== 'Literal') found = true;
-        if (name === 'relative' && callee?.object?.type === 'Identifier' && /path/i.test(callee.object.name)) found = true;
+      if (node.type === 'ThrowStatement') checks.throws = true;
+      if (node.type === 'Literal' && node.regex && /^\^\\?-/.test(node.regex.pattern)) checks.leadingDash = true;
+      if (node.type !== 'CallExpression') return true;
+      const callee = unwrap(node.callee);
+      const name = callee?.type === 'MemberExpression' ? memberName(callee) : callee?.type === 'Identifier' ? callee.name : undefined;
+      const first = unwrap(node.arguments[0]);
+      if (name === 'startsWith' && first?.type !== 'Literal' && checks.containment !== 'sound') checks.containment = endsWithSeparator(first, index) ? 'sound' : 'weak';
+      if (name === 'startsWith' && staticString(first, index) === '-') checks.leadingDash = true;
+      if (name === 'relative' && callee?.object?.type === 'Identifier' && /path/i.test(callee.object.name)) checks.containment = 'sound';
+      const inner = callee?.type === 'Identifier' && depth < 2 ? index.functions.get(callee.name) : undefined;
+      const nested = inner && inner !== fn ? this.helperChecks(inner, index, depth + 1) : undefined;
+      if (nested) {
+        checks.throws ||= nested.throws;
+        checks.leadingDash ||= nested.leadingDash;
+        if (nested.containment && checks.containment !== 'sound') checks.containment = nested.containment;
       }
       return true;
     });
-    this.containmentCache.set(fn, found);
+    const found = checks.containment || checks.leadingDash ? checks : undefined;
+    this.helperCache.set(fn, found);
     return found;
   }
 
@@ -957,11 +953,8 @@ export class TaintEngine {
         for (const expression of node.expressions) last = this.expr(expression, ctx);
         return last;
       }
-      case 'ArrayExpression': {
-        let taint: Taint = CLEAN;
-        for (const element of node.elements) if (element) taint = union(taint, this.expr(element, ctx));
-        return taint;
-      }
+      case 'ArrayExpression':
+        return this.listElements(node.elements, ctx);
       case 'ObjectExpression': {
         let taint: Taint = CLEAN;
         for (const property of node.properties) {
@@ -969,7 +962,10 @@ export class TaintEngine {
           else {
             if (property.computed) this.expr(property.key, ctx);
             const value = unwrap(property.value);
-            if (isFunction(value)) this.analyzeFunction(value as AstNode, ctx.file, ctx.scope, [], this.inherit(ctx));
+            if (isFunction(value)) {
+              const params = property.computed ? [] : this.callbackParams(propertyName(property.key, false), value as AstNode, ctx.file);
+              this.analyzeFunction(value as AstNode, ctx.file, ctx.scope, params, this.inherit(ctx));
+            }
             else {
               const key = property.computed ? undefined : propertyName(property.key, false);
               const stored = this.expr(property.value, ctx);
@@ -982,7 +978,7 @@ export class TaintEngine {
       case 'MemberExpression': {
         const object = unwrap(node.object);
         if (object?.type === 'Identifier' && object.name === 'process' && memberName(node) === 'env') {
-          return [newLabel({ kind: 'env', detail: 'process.env' }, [this.step(ctx, node, 'reads process.env')])];
+          return [newLabel({ kind: 'env', detail: 'process.env' }, [this.sourceStep(ctx.file, node, 'reads process.env', 'environment')])];
         }
         if (object?.type === 'MemberExpression' && unwrap(object.object)?.name === 'process' && memberName(object) === 'env') {
           // One named variable (an API key sent to its own API) is normal; the whole environment is not.
@@ -1029,6 +1025,34 @@ export class TaintEngine {
     }
   }
 
+  /**
+   * The taint of list elements (an array literal, or what `push` adds), each marked with what its place proves against
+   * option injection should the list become an argv (after `--`, after an option that takes it as its value, or built
+   * with a constant start): see catalog.ts `argvElementGuard`.
+   */
+  private listElements(elements: ReadonlyArray<AstNode | null>, ctx: Ctx, evaluated?: readonly Taint[]): Taint {
+    let taint: Taint = CLEAN;
+    const previous: Array<string | undefined> = [];
+    for (const [position, element] of elements.entries()) {
+      if (!element) continue;
+      const value = element.type === 'SpreadElement' ? element.argument : element;
+      const text = staticString(value, ctx.file.index);
+      let part = evaluated?.[position] ?? this.expr(element, ctx);
+      if (part.length) {
+        const guard = argvElementGuard(previous, text === undefined ? staticPrefix(value, ctx.file.index) : text);
+        if (guard) part = sanitize(part, guard);
+        taint = union(taint, part);
+      }
+      previous.push(element.type === 'SpreadElement' ? undefined : text);
+    }
+    return taint;
+  }
+
+  private localConstant(node: AstNode | undefined, ctx: Ctx): string | undefined {
+    const current = unwrap(node);
+    return current?.type === 'Identifier' ? ctx.scope.findConstant(current.name) : undefined;
+  }
+
   private inherit(ctx: Ctx): Partial<Ctx> {
     return {
       guards: ctx.guards,
@@ -1038,10 +1062,6 @@ export class TaintEngine {
       ...(ctx.currentTool !== undefined && { currentTool: ctx.currentTool }),
       ...(ctx.summary && { summary: ctx.summary }),
     };
-  }
-
-  private step(ctx: Ctx, node: AstNode, note: string): FlowStep {
-    return { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, node.start), note };
   }
 
   /** A value mixed into a string: embedded if there is other text, and host-fixed when a constant `scheme://host/` precedes it. */
@@ -1094,8 +1114,13 @@ export class TaintEngine {
     const argTaints = new Map<AstNode, Taint>();
     const positional: Taint[] = [];
     const callbacks: Array<[AstNode, number]> = [];
+    const routes = this.routes(callee, node, ctx);
     args.forEach((arg, position) => {
       const value = unwrap(arg);
+      if (routes.has(value as AstNode)) {
+        positional.push(CLEAN);
+        return;
+      }
       if (isFunction(value)) {
         callbacks.push([value as AstNode, position]);
         positional.push(CLEAN);
@@ -1107,9 +1132,18 @@ export class TaintEngine {
     });
 
     let result = this.callbackResults(callbacks, method, receiver, ctx);
+    if ((method === 'push' || method === 'unshift') && calleeNode.type === 'MemberExpression') {
+      // `args.push('-n', ns)`: the list now holds what was added (with what its place proves, as in a literal).
+      const root = rootIdentifier(calleeNode.object);
+      const added = this.listElements(args, ctx, positional);
+      if (root && added.length) ctx.scope.assign(root, addStep(added, { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, node.start), note: `added to ${root}` }));
+    }
 
-    const sinks = sinkArguments(callee, node, index);
+    const sinks = sinkArguments(callee, node, index, (arg) => staticString(arg, index) ?? this.localConstant(arg, ctx));
     if (sinks.length) this.sinkFlows(sinks, argTaints, callee, node, ctx);
+    result = union(result, this.remoteData(callee, method, sinks, node, ctx));
+    // `c.req.query('x')`, `await request.json()`, `req.get('host')`: a request's data methods return the client's input.
+    if (method && holdsRequest(receiver)) return union(result, member(receiver, method));
 
     const known = this.knownCall(callee, method, node, args, positional, receiver, ctx);
     if (known !== undefined) return union(result, known);
@@ -1147,7 +1181,57 @@ export class TaintEngine {
         result = embed(union(result, positional.reduce(union, CLEAN)));
       }
     }
+    // A function of another package that the catalog does not know: assume its result derives from its arguments
+    // (`parse(query.args)`, `findExecutable(command)`), unless its name says it hashes, escapes or checks them.
+    if (isModuleCall && sinks.length === 0 && !OPAQUE_FUNCTION_NAME.test(callee.name)) result = union(result, positional.reduce(union, CLEAN));
     return result;
+  }
+
+  /**
+   * Analyses the request handlers a call registers (`app.get('/x', fn)`, `createServer(fn)`) with their request
+   * parameter as an `http-request` source, and returns the inline ones so the caller does not analyse them again.
+   */
+  private routes(callee: Callee, call: AstNode, ctx: Ctx): Set<AstNode> {
+    const files = new Map<AstNode, FileContext>();
+    const handlers = routeHandlers(callee, call, ctx.file.index, (arg) => {
+      const value = unwrap(arg);
+      if (isFunction(value)) {
+        files.set(value as AstNode, ctx.file);
+        return value;
+      }
+      const target = value?.type === 'Identifier' || value?.type === 'MemberExpression' ? this.resolveTarget(value, ctx) : undefined;
+      if (target) files.set(target.fn, target.file);
+      return target?.fn;
+    });
+    const inline = new Set<AstNode>();
+    for (const handler of handlers) {
+      const file = files.get(handler.fn) ?? ctx.file;
+      const param = handler.fn.params?.[handler.requestParam] as AstNode | undefined;
+      if (!param) continue;
+      const params: Taint[] = [];
+      params[handler.requestParam] = this.requestTaint(param, handler, file);
+      if (file === ctx.file && handler.fn.start >= call.start && handler.fn.end <= call.end) {
+        inline.add(handler.fn);
+        this.analyzeFunction(handler.fn, file, ctx.scope, params, this.inherit(ctx));
+      } else if (!this.inProgress.has(handler.fn)) {
+        this.inProgress.add(handler.fn);
+        this.analyzeFunction(handler.fn, file, file.moduleScope, params, { ...this.inherit(ctx), guards: new Map() });
+        this.inProgress.delete(handler.fn);
+      }
+    }
+    return inline;
+  }
+
+  /**
+   * What a server the package talks to answered: the response of a request whose URL is not a constant on a fixed
+   * host, an MCP client's results, OAuth metadata.
+   */
+  private remoteData(callee: Callee, method: string | undefined, sinks: SinkArgument[], call: AstNode, ctx: Ctx): Taint {
+    const request = sinks.find((sink) => sink.isUrl);
+    const remote = returnsRemoteData(callee, method) || (request !== undefined && !hasFixedHost(request.target));
+    if (!remote) return CLEAN;
+    const detail = `the response of ${callee.display}()`;
+    return [newLabel({ kind: 'remote-response', detail }, [this.sourceStep(ctx.file, call, detail, 'remote-response')])];
   }
 
   private callbackResults(callbacks: Array<[AstNode, number]>, method: string | undefined, receiver: Taint, ctx: Ctx): Taint {
@@ -1189,17 +1273,17 @@ export class TaintEngine {
       const encoding = staticString(args[1], index);
       const text = staticString(args[0], index);
       if (text !== undefined && encoding !== undefined && DECODE_ENCODINGS.has(encoding)) {
-        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, encoding as BufferEncoding).toString('utf8') }, [this.step(ctx, node, `decodes a ${encoding} literal`)])];
+        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, encoding as BufferEncoding).toString('utf8') }, [this.sourceStep(ctx.file, node, `decodes a ${encoding} literal`, 'decoded-constant')])];
       }
       const bytes = staticValue(args[0], index);
       if (Array.isArray(bytes) && bytes.length > 3 && bytes.every((b) => typeof b === 'number')) {
-        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(bytes as number[]).toString('utf8') }, [this.step(ctx, node, 'decodes a byte array')])];
+        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(bytes as number[]).toString('utf8') }, [this.sourceStep(ctx.file, node, 'decodes a byte array', 'decoded-constant')])];
       }
       return all();
     }
     if (!callee.receiver && name === 'atob' && module === undefined) {
       const text = staticString(args[0], index);
-      if (text !== undefined) return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, 'base64').toString('utf8') }, [this.step(ctx, node, 'decodes a base64 literal')])];
+      if (text !== undefined) return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, 'base64').toString('utf8') }, [this.sourceStep(ctx.file, node, 'decodes a base64 literal', 'decoded-constant')])];
       return all();
     }
     if (module === 'global:String' && name === 'fromCharCode') {
@@ -1210,7 +1294,7 @@ export class TaintEngine {
         else if (Array.isArray(value) && value.every((v) => typeof v === 'number')) codes.push(...(value as number[]));
         else return all();
       }
-      return codes.length > 3 ? [newLabel({ kind: 'decoded-constant', detail: String.fromCharCode(...codes) }, [this.step(ctx, node, 'decodes char codes')])] : CLEAN;
+      return codes.length > 3 ? [newLabel({ kind: 'decoded-constant', detail: String.fromCharCode(...codes) }, [this.sourceStep(ctx.file, node, 'decodes char codes', 'decoded-constant')])] : CLEAN;
     }
     if ((module === 'os' && name === 'homedir') || (module === 'global:os' && name === 'homedir')) return CLEAN;
     if (module === 'path' || module === 'global:path' || module === 'upath') {
@@ -1226,7 +1310,7 @@ export class TaintEngine {
       const sensitive = (positional[0] ?? CLEAN).find((label) => label.origin.kind === 'sensitive-path');
       if (sensitive && sensitive.origin.kind === 'sensitive-path') {
         const detail = sensitive.origin.detail;
-        return [newLabel({ kind: 'sensitive-file', detail }, [...sensitive.steps, this.step(ctx, node, `reads ${detail}`)])];
+        return [newLabel({ kind: 'sensitive-file', detail }, [this.sourceStep(ctx.file, node, `reads ${detail}`, 'file')])];
       }
       return CLEAN;
     }
@@ -1243,9 +1327,13 @@ export class TaintEngine {
     if (module && GLOBAL_PROPAGATORS[module]?.has(name)) {
       return module === 'global:JSON' && name === 'stringify' ? embed(all()) : all();
     }
-    if (method === 'parse' || method === 'safeParse' || method === 'parseAsync' || method === 'safeParseAsync') {
+    if (method === 'parse' || method === 'parseAsync') {
       // zod / valibot schema validation returns the input; a schema with enum/pattern was already seen on the tool.
       return union(positional[0] ?? CLEAN, receiver);
+    }
+    if (method === 'safeParse' || method === 'safeParseAsync') {
+      // `{ success, data }`: the input sits under `data`, so `parsed.data.path` is the parameter `path`.
+      return mapTaint(union(positional[0] ?? CLEAN, receiver), (label) => (label.field === undefined ? { ...label, field: 'data' } : label));
     }
     if (name === 'promisify') return CLEAN;
     return undefined;
@@ -1272,10 +1360,17 @@ export class TaintEngine {
 
 function fileHints(file: FileContext): number[] {
   const hints = offsetsOf(file.index.parsed.text, SOURCE_HINTS);
+  offsetsOf(file.index.parsed.text, ROUTE_HINTS, hints);
+  for (const fn of exportedHandlersOf(file).keys()) hints.push(fn.start);
   const path = file.index.parsed.file.path;
   for (const handler of file.handlers.values()) if (handler.tool.handlerId?.startsWith(`${path}:`)) hints.push(handler.node.start);
   for (const dispatcher of file.dispatchers) hints.push(dispatcher.start);
   return hints.sort((a, b) => a - b);
+}
+
+function exportedHandlersOf(file: FileContext): Map<AstNode, RequestHandler> {
+  file.exportedHandlers ??= new Map(exportedRequestHandlers(file.index).map((handler) => [handler.fn, handler]));
+  return file.exportedHandlers;
 }
 
 /** `process.env.HOME` / `process.env.USERPROFILE`. */
@@ -1283,6 +1378,22 @@ function isHomeVariable(node: AstNode): boolean {
   const object = unwrap(node.object);
   const name = memberName(node);
   return (name === 'HOME' || name === 'USERPROFILE') && object?.type === 'MemberExpression' && memberName(object) === 'env' && unwrap(object.object)?.name === 'process';
+}
+
+/** Whether a containment prefix ends with a path separator: `root + path.sep`, `` `${root}/` ``, a constant `'/srv/data/'`. */
+function endsWithSeparator(node: AstNode | undefined, index: FileIndex, depth = 0): boolean {
+  const current = unwrap(node);
+  if (!current || depth > 3) return false;
+  const text = staticString(current, index);
+  if (text !== undefined) return /[\\/]$/.test(text);
+  if (current.type === 'MemberExpression') return memberName(current) === 'sep';
+  if (current.type === 'BinaryExpression' && current.operator === '+') return endsWithSeparator(current.right, index, depth + 1);
+  if (current.type === 'TemplateLiteral') {
+    const tail = current.quasis.at(-1)?.value.cooked ?? '';
+    return tail !== '' ? /[\\/]$/.test(tail) : endsWithSeparator(current.expressions.at(-1), index, depth + 1);
+  }
+  if (current.type === 'Identifier') return endsWithSeparator(index.variables.get(current.name), index, depth + 1);
+  return false;
 }
 
 /** `.replace(/[^a-z0-9_-]/g, '')`: everything outside a class without path or shell metacharacters is removed. */

@@ -1,0 +1,293 @@
+// What both dataflow front ends (JS/TS with oxc, Python with tree-sitter) know about sources, sanitizers and the
+// programs that run their arguments, declared once: a new source kind, sanitizer or launcher is one change here.
+// The front ends map their own syntax onto these names; the rules read only the names.
+import type { OriginKind, SinkKind, TaintFlow } from '../model.js';
+
+/**
+ * Where a value reaching a sink came from, as reports show it (DESIGN.md: a finding's flow starts with its source
+ * step). `tool-input`: a tool's arguments, chosen by the model. `http-request`: data of a request to the package's own
+ * web routes. `remote-response`: what a server the package talks to answered (a fetched document, OAuth metadata, a
+ * connected MCP server's results). `environment`, `file`: the machine's secrets. `decoded-constant`: the package's own
+ * literal, decoded at run time.
+ */
+export const SOURCE_KINDS = ['tool-input', 'http-request', 'remote-response', 'environment', 'file', 'decoded-constant'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+export const SOURCE_OF_ORIGIN: Partial<Record<OriginKind, SourceKind>> = {
+  'tool-input': 'tool-input',
+  'http-request': 'http-request',
+  'remote-response': 'remote-response',
+  env: 'environment',
+  'sensitive-file': 'file',
+  'decoded-constant': 'decoded-constant',
+};
+
+/** Origins an outsider chooses: a flow of one into a dangerous sink is an injection. */
+export const UNTRUSTED_ORIGINS: readonly OriginKind[] = ['tool-input', 'http-request', 'remote-response'];
+
+/**
+ * What a remote server's answer may reach before it is a finding: running it. A response's links, names and paths
+ * feeding further requests or files is how API clients work (pagination, downloads) and is not reported.
+ */
+export const REMOTE_RESPONSE_SINKS: ReadonlySet<SinkKind> = new Set(['command', 'code', 'deserialize']);
+
+/**
+ * What each recognised guard proves, as the sink kinds it makes safe. A guard protects only what its check proves: a
+ * path containment check does not make a shell string safe, and a leading-dash check only stops option injection.
+ * `argument` stands for option injection into a program's argv, `os-open` for a value handed to the OS opener (see
+ * `ArgvRole`).
+ */
+export type GuardedKind = SinkKind | 'argument' | 'os-open';
+const ALL: readonly GuardedKind[] = ['command', 'code', 'deserialize', 'file-read', 'file-write', 'network', 'network-send', 'sql', 'email', 'argument', 'os-open'];
+const FILES: readonly GuardedKind[] = ['file-read', 'file-write'];
+
+export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>> = {
+  // The value cannot be anything but what the schema or a constant list allows.
+  'schema-enum': ALL,
+  // A restrictive pattern may still admit a leading `-`; the front end adds no-leading-dash when it cannot.
+  'schema-pattern': ALL.filter((kind) => kind !== 'argument'),
+  allowlist: ALL,
+  numeric: ALL,
+  // Kept characters may include `-`, so an option can still be formed.
+  'character-allowlist': ALL.filter((kind) => kind !== 'argument'),
+  validator: ALL,
+  // Command lines: quoting or an argv without a shell.
+  'shell-escape': ['command'],
+  'execFile-argv': ['command'],
+  // Options: `--` before the value, a check that it does not start with `-`, or the value of the option before it
+  // (`['-n', ns]`: a value-taking option consumes the next word whatever it starts with).
+  'end-of-options': ['argument'],
+  'no-leading-dash': ['argument'],
+  'option-value': ['argument'],
+  // Paths: containment in a root, or a bare file name.
+  'realpath-containment': FILES,
+  'path-containment': FILES,
+  basename: [...FILES, 'argument'],
+  // URLs: a fixed host or an allowlist of hosts; for the opener, a scheme checked to be http(s) (no `file:`, no
+  // custom protocol handlers, and the URL parser has normalised it).
+  'url-allowlist': ['network', 'network-send', 'os-open'],
+  'url-scheme': ['os-open'],
+  'fixed-host': ['network'],
+  // SQL: bound parameters or a query builder's escaping.
+  'parameterised-sql': ['sql'],
+};
+
+/**
+ * Guards that look like containment but do not prove it. They are kept on the flow (so the finding can say what is
+ * wrong with the check) and protect nothing.
+ */
+export const WEAK_GUARDS: Readonly<Record<string, string>> = {
+  'prefix-without-separator':
+    'the containment check compares string prefixes without a path separator, so a sibling directory whose name ' +
+    'starts with the allowed one (`/data` → `/data-private`) passes',
+};
+
+/**
+ * Whether an anchored pattern lets a value start with `-` (so it could be read as an option): `^[a-z0-9-]+$` does,
+ * `^[a-z][a-z0-9-]*$` and `^https://` do not. Unanchored or unreadable patterns are assumed to.
+ */
+export function admitsLeadingDash(pattern: string): boolean {
+  if (!pattern.startsWith('^')) return true;
+  const rest = pattern.slice(1).replace(/^\(\?:|^\(/, '');
+  if (rest.startsWith('[')) {
+    const end = rest.indexOf(']', 1);
+    const body = rest.slice(1, end);
+    if (body.startsWith('^')) return !body.includes('-');
+    return /(^|[^\\])-$|^-|\\-|\\[sSWD]/.test(body) || /[^\w\s]-[^\w\s]/.test(body);
+  }
+  if (rest.startsWith('\\d') || rest.startsWith('\\w')) return false;
+  if (/^[A-Za-z0-9_/.:@]/.test(rest)) return false;
+  return true;
+}
+
+/** Whether `sanitizers` make a flow into `kind` safe. */
+export function isGuarded(kind: GuardedKind, sanitizers: readonly string[]): boolean {
+  return sanitizers.some((name) => SANITIZER_PROTECTS[name]?.includes(kind) === true);
+}
+
+/** What a flow's guards must protect: option injection for an argv element where an option may stand, else the sink. */
+export function guardedKindOf(flow: Pick<TaintFlow, 'sink'>): GuardedKind {
+  if (flow.sink.role === 'option') return 'argument';
+  if (flow.sink.role === 'os-open') return 'os-open';
+  return flow.sink.kind;
+}
+
+/** Whether a flow's recognised guards make it safe for what its sink does. */
+export function isSafeFlow(flow: Pick<TaintFlow, 'sink' | 'sanitizers'>): boolean {
+  return isGuarded(guardedKindOf(flow), flow.sanitizers);
+}
+
+// ─── Programs and their argv ────────────────────────────────────────────────────────────────────
+
+/** Shells and the flag after which the next argument is shell code. */
+const SHELL_CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  sh: ['-c'], bash: ['-c'], zsh: ['-c'], dash: ['-c'], ksh: ['-c'], fish: ['-c', '--command'], ash: ['-c'], busybox: [],
+  cmd: ['/c', '/k', '/C', '/K'], powershell: ['-command', '-c', '-encodedcommand', '-e'], pwsh: ['-command', '-c', '-encodedcommand', '-e'],
+  python: ['-c'], python3: ['-c'], node: ['-e', '--eval', '-p', '--print'], perl: ['-e', '-E'], ruby: ['-e'], osascript: ['-e'],
+};
+
+/** Programs that hand their argument to the operating system's handler for it (a URL or file opens in whatever is registered). */
+const OS_OPENERS = new Set(['open', 'xdg-open', 'start', 'explorer', 'rundll32', 'gio', 'kde-open', 'gnome-open', 'wslview']);
+
+/** Wrappers that run the rest of their argv as a new command line (after their own options). */
+const WRAPPERS = new Set(['env', 'sudo', 'doas', 'nice', 'nohup', 'timeout', 'time', 'xargs', 'npx', 'exec', 'stdbuf', 'chroot']);
+
+/**
+ * Remote or device shells: the words after these prefixes are joined and run by a shell on the other side
+ * (`ssh host cmd…`, `adb shell cmd…`, `kubectl exec pod -- cmd…` runs argv, but a shell program there is code again).
+ */
+const REMOTE_SHELLS: ReadonlyArray<{ program: string; after: (argv: readonly (string | undefined)[]) => number | undefined }> = [
+  // ssh [options] host command…: the first operand is the host, everything after it is a remote command line.
+  { program: 'ssh', after: (argv) => firstOperand(argv, 1, SSH_OPTIONS_WITH_VALUE) },
+  { program: 'adb', after: (argv) => indexOfWord(argv, 'shell') },
+];
+const SSH_OPTIONS_WITH_VALUE = new Set(['-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-p', '-Q', '-R', '-S', '-W', '-w']);
+
+/**
+ * Command-line tools with options that run commands, write files or change where they connect (`git --upload-pack`,
+ * `-c core.sshCommand=…`, `curl -o`/`-K`, `kubectl --kubeconfig`, `find -exec`, `tar --checkpoint-action`, `rsync -e`,
+ * `npm --prefix`/scripts, `docker -H`, `ssh -oProxyCommand`): a value placed where an option may stand is argument
+ * injection (CWE-88) unless `--` comes first or the value cannot start with `-`.
+ */
+const OPTION_SENSITIVE = new Set([
+  'git', 'gh', 'hg', 'svn', 'kubectl', 'helm', 'oc', 'adb', 'idb', 'xcrun', 'curl', 'wget', 'npm', 'pnpm', 'yarn', 'bun',
+  'pip', 'pip3', 'uv', 'docker', 'podman', 'ssh', 'scp', 'sftp', 'rsync', 'tar', 'zip', 'unzip', '7z', 'find', 'sed', 'awk',
+  'grep', 'rg', 'ffmpeg', 'convert', 'magick', 'openssl', 'aws', 'gcloud', 'az', 'terraform', 'psql', 'mysql', 'sqlite3',
+  'pg_dump', 'mongodump', 'ansible', 'make', 'cargo', 'go', 'deno', 'java', 'mvn', 'gradle', 'jq', 'yq', 'less', 'man',
+  'chrome', 'chromium', 'google-chrome', 'firefox', 'code', 'cursor',
+]);
+
+/** What an argv element is, for the sink it reaches. */
+export type ArgvRole =
+  | 'program' // the program itself: whoever picks it runs anything
+  | 'shell-code' // code for a shell or interpreter (`sh -c X`, `ssh host X`, `adb shell X`)
+  | 'os-open' // handed to the OS's handler (`open X`, `xdg-open X`, `cmd /c start X`)
+  | 'option' // where an option of an option-sensitive tool may stand (before `--`)
+  | 'operand'; // a plain argument: safe without a shell
+
+/** The last path segment of a program, lower-cased and without `.exe`: `/usr/bin/git` → `git`. */
+export function programName(program: string): string {
+  const base = program.split(/[\\/]/).pop() ?? program;
+  return base.toLowerCase().replace(/\.(exe|cmd|bat)$/, '');
+}
+
+/**
+ * The role of each element of an argv whose elements are known text (`undefined`: computed at run time). Element 0
+ * is the program. Wrappers (`env`, `sudo`, `npx`, `kubectl exec … --`, `docker exec c`) hand the rest to another
+ * program, which is classified in turn.
+ */
+export function classifyArgv(argv: readonly (string | undefined)[]): ArgvRole[] {
+  const roles: ArgvRole[] = argv.map(() => 'operand');
+  classifyFrom(argv, 0, roles, 0);
+  return roles;
+}
+
+function classifyFrom(argv: readonly (string | undefined)[], start: number, roles: ArgvRole[], depth: number): void {
+  if (start >= argv.length) return;
+  roles[start] = 'program';
+  const text = argv[start];
+  if (text === undefined || depth > 3) return;
+  const program = programName(text);
+  const rest = (from: number) => classifyFrom(argv, from, roles, depth + 1);
+
+  const codeFlags = SHELL_CODE_FLAGS[program];
+  if (codeFlags) {
+    for (let i = start + 1; i < argv.length; i++) {
+      const word = argv[i];
+      if (word !== undefined && codeFlags.some((flag) => flag.toLowerCase() === word.toLowerCase())) {
+        for (let j = i + 1; j < argv.length; j++) roles[j] = 'shell-code';
+        return;
+      }
+      // `cmd /c start URL`: start is an opener inside cmd.
+    }
+    // A shell given a script path or nothing: the operands are a script file and its arguments.
+    return;
+  }
+  if (OS_OPENERS.has(program)) {
+    for (let i = start + 1; i < argv.length; i++) roles[i] = 'os-open';
+    return;
+  }
+  if (WRAPPERS.has(program)) {
+    const next = firstOperand(argv, start + 1, new Set(['-u', '-n', '-s', '-k', '-p', '-g', '-C', '-I', '-L', '-P']));
+    if (next !== undefined) rest(next);
+    return;
+  }
+  const remote = REMOTE_SHELLS.find((shell) => shell.program === program);
+  if (remote) {
+    const relative = remote.after(argv.slice(start));
+    if (relative !== undefined) {
+      for (let i = start + 1; i < start + relative + 1 && i < argv.length; i++) roles[i] = OPTION_SENSITIVE.has(program) ? 'option' : 'operand';
+      for (let i = start + relative + 1; i < argv.length; i++) roles[i] = 'shell-code';
+      return;
+    }
+  }
+  // `kubectl exec pod -- prog …`, `docker exec [opts] container prog …`: the command after is a program of its own.
+  if ((program === 'kubectl' || program === 'oc') && argv.slice(start).includes('exec')) {
+    const dashes = argv.indexOf('--', start);
+    markOptions(argv, start, dashes === -1 ? argv.length : dashes, roles, program);
+    if (dashes !== -1) rest(dashes + 1);
+    return;
+  }
+  if ((program === 'docker' || program === 'podman') && argv[start + 1] === 'exec') {
+    const container = firstOperand(argv, start + 2, new Set(['-e', '--env', '-u', '--user', '-w', '--workdir', '--env-file']));
+    markOptions(argv, start, container === undefined ? argv.length : container + 1, roles, program);
+    if (container !== undefined) rest(container + 1);
+    return;
+  }
+  markOptions(argv, start, argv.length, roles, program);
+}
+
+/** Elements before `--` of an option-sensitive program are where options stand. */
+function markOptions(argv: readonly (string | undefined)[], start: number, end: number, roles: ArgvRole[], program: string): void {
+  if (!OPTION_SENSITIVE.has(program)) return;
+  for (let i = start + 1; i < end; i++) {
+    if (argv[i] === '--') return;
+    roles[i] = 'option';
+  }
+}
+
+/** Index of the first element at or after `from` that is not an option (skipping the values of options that take one). */
+function firstOperand(argv: readonly (string | undefined)[], from: number, optionsWithValue: ReadonlySet<string>): number | undefined {
+  for (let i = from; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === undefined) return i;
+    if (word === '--') return i + 1 < argv.length ? i + 1 : undefined;
+    if (!word.startsWith('-')) return i;
+    if (optionsWithValue.has(word)) i++;
+  }
+  return undefined;
+}
+
+function indexOfWord(argv: readonly (string | undefined)[], word: string): number | undefined {
+  const found = argv.indexOf(word);
+  return found === -1 ? undefined : found;
+}
+
+/** Whether options given to this program can run commands, write files or redirect it (see OPTION_SENSITIVE). */
+export function isOptionSensitive(program: string): boolean {
+  return OPTION_SENSITIVE.has(programName(program));
+}
+
+/**
+ * What an argv element proves about option injection by where it stands in a literal list: after a literal `--`
+ * (end-of-options), right after a literal option without `=` (option-value), or built with a constant start
+ * (`--selector=${v}`, `./${name}`: no-leading-dash). `previous` holds the literal texts before it (undefined: computed).
+ */
+export function argvElementGuard(previous: readonly (string | undefined)[], staticStart: string | undefined): string | undefined {
+  if (previous.includes('--')) return 'end-of-options';
+  if (staticStart !== undefined && staticStart !== '') return 'no-leading-dash';
+  const before = previous.at(-1);
+  if (before !== undefined && /^-{1,2}[A-Za-z][\w-]*$/.test(before)) return 'option-value';
+  return undefined;
+}
+
+/** Whether a program run with the argument string of `exec`-style APIs is an opener (`open "$URL"`, `start URL`). */
+export function isOsOpener(program: string): boolean {
+  return OS_OPENERS.has(programName(program));
+}
+
+/**
+ * Packages whose default export opens a URL or file with the OS's handler (on Windows through `cmd /c start` or
+ * PowerShell, which re-parse the string: CVE-2025-6514). Their argument is `os-open`.
+ */
+export const OPENER_PACKAGES = new Set(['open', 'opn', 'better-opn', 'openurl', 'open-url', 'opener']);

@@ -1,0 +1,177 @@
+// Taint labels of the JS/TS dataflow: where a value came from, how it was combined and which guards it passed.
+import type { FlowStep } from '../../model.js';
+
+export type Origin =
+  | { kind: 'tool-input'; tool?: string; param?: string }
+  | { kind: 'request' | 'request-params' | 'tool-name' }
+  /**
+   * A request to the package's own HTTP routes. `container`: the request (or a framework's context holding it) itself,
+   * of which only the data parts (query, body, params, headers, url …) carry the client's input; `detail` is the
+   * expression as written (`req.query.command`).
+   */
+  | { kind: 'http-request'; detail: string; container: boolean }
+  /** What a server the package talks to answered (`detail` names the call that returned it). */
+  | { kind: 'remote-response'; detail: string }
+  // One operator-set environment variable (`process.env.API_URL`): never reported, but a URL that starts with it has a
+  // host the model cannot choose.
+  | { kind: 'config' }
+  | { kind: 'param'; index: number; path?: string }
+  | { kind: 'env' | 'sensitive-file' | 'decoded-constant' | 'sensitive-path'; detail: string };
+
+export interface Label {
+  origin: Origin;
+  embedded: boolean;
+  sanitizers: readonly string[];
+  steps: readonly FlowStep[];
+  crossFile: boolean;
+  /** The value went through fs.realpath (containment checks on it are symlink-safe). */
+  realpath: boolean;
+  /** The value was placed after a constant `scheme://host/` prefix. */
+  hostFixed: boolean;
+  /**
+   * The property of an object literal this value was stored under (`{ baseUrl, apiKey }`): reading another property
+   * of that object does not see it. Cleared when the property is read, or the object is used as a whole.
+   */
+  field?: string;
+}
+
+export type Taint = readonly Label[];
+export const CLEAN: Taint = [];
+const MAX_LABELS = 12;
+export const MAX_STEPS = 10;
+
+export function union(a: Taint, b: Taint): Taint {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  const out = a.slice();
+  for (const label of b) {
+    if (out.length >= MAX_LABELS) break;
+    if (!out.includes(label)) out.push(label);
+  }
+  return out;
+}
+
+export function mapTaint(taint: Taint, change: (label: Label) => Label | undefined): Taint {
+  if (taint.length === 0) return taint;
+  const out: Label[] = [];
+  for (const label of taint) {
+    const next = change(label);
+    if (next) out.push(next);
+  }
+  return out;
+}
+
+export function addStep(taint: Taint, step: FlowStep): Taint {
+  return mapTaint(taint, (label) => (label.steps.length >= MAX_STEPS ? label : { ...label, steps: [...label.steps, step] }));
+}
+
+export function embed(taint: Taint): Taint {
+  return mapTaint(taint, (label) => (label.embedded ? label : { ...label, embedded: true }));
+}
+
+export function sanitize(taint: Taint, sanitizer: string): Taint {
+  return mapTaint(taint, (label) => (label.sanitizers.includes(sanitizer) ? label : { ...label, sanitizers: [...label.sanitizers, sanitizer] }));
+}
+
+export function newLabel(origin: Origin, steps: FlowStep[] = []): Label {
+  return { origin, embedded: false, sanitizers: [], steps, crossFile: false, realpath: false, hostFixed: false };
+}
+
+export const CONFIG: Taint = [newLabel({ kind: 'config' })];
+
+/** Holds something that can become a flow (operator configuration alone cannot). */
+export function significant(taint: Taint): boolean {
+  return taint.some((label) => label.origin.kind !== 'config');
+}
+
+export function fixHost(taint: Taint): Taint {
+  return mapTaint(taint, (label) => (label.hostFixed ? label : { ...label, hostFixed: true }));
+}
+
+export function originKey(origin: Origin): string {
+  switch (origin.kind) {
+    case 'tool-input':
+      return `t:${origin.tool ?? ''}:${origin.param ?? ''}`;
+    case 'param':
+      return `p:${origin.index}:${origin.path ?? ''}`;
+    case 'env':
+    case 'sensitive-file':
+    case 'decoded-constant':
+    case 'sensitive-path':
+    case 'http-request':
+    case 'remote-response':
+      return `${origin.kind}:${origin.detail}`;
+    default:
+      return origin.kind;
+  }
+}
+
+/** The key of the value a label's origin is a part of (`p:0:` for `p:0:href`), when it is a part. */
+export function wholeKey(origin: Origin): string | undefined {
+  if (origin.kind === 'param' && origin.path !== undefined) return originKey({ kind: 'param', index: origin.index });
+  return undefined;
+}
+
+/**
+ * The parts of a request that carry what the client sent, across Express, Koa, Fastify, Hono, `node:http` and the
+ * Web `Request`: properties (`req.query`) and methods (`c.req.query('x')`, `await request.json()`).
+ */
+const REQUEST_DATA = new Set([
+  'query', 'body', 'params', 'param', 'headers', 'header', 'get', 'url', 'originalUrl', 'path', 'pathname', 'search',
+  'searchParams', 'href', 'cookies', 'signedCookies', 'hostname', 'rawBody', 'files', 'file', 'form', 'formData', 'json',
+  'text', 'arrayBuffer', 'blob', 'valid', 'queries', 'nextUrl',
+]);
+/** Where a framework keeps the request inside its context: Hono's `c.req`, Koa's `ctx.request`, h3's `event.node.req`. */
+const REQUEST_HOLDERS = new Set(['req', 'request', 'raw', 'node', 'incoming']);
+/** How long a request expression is shown (`req.body.options.command`) before it is cut. */
+const MAX_DETAIL = 60;
+
+/** A request property read: data parts keep the client's input, the rest of the request (its app, user, session) does not. */
+function requestMember(label: Label, origin: Extract<Origin, { kind: 'http-request' }>, key: string | undefined): Label | undefined {
+  const detail = key === undefined || origin.detail.length >= MAX_DETAIL ? origin.detail : `${origin.detail}.${key}`;
+  if (!origin.container) return { ...label, origin: { ...origin, detail } };
+  if (key !== undefined && REQUEST_HOLDERS.has(key)) return { ...label, origin: { ...origin, detail } };
+  if (key !== undefined && REQUEST_DATA.has(key)) return { ...label, origin: { kind: 'http-request', detail, container: false } };
+  return undefined;
+}
+
+/** Property access on a tainted value: `args.path` narrows the tool input to one parameter. */
+export function member(taint: Taint, key: string | undefined): Taint {
+  if (taint.length === 0) return taint;
+  if (key === 'length') return CLEAN;
+  return mapTaint(taint, (label) => {
+    if (label.field !== undefined) {
+      // `{ baseUrl, apiKey }.baseUrl` is the stored value itself; an unknown (computed) key may be any property.
+      if (key !== undefined && key !== label.field) return undefined;
+      const { field: _field, ...stored } = label;
+      return stored;
+    }
+    const origin = label.origin;
+    switch (origin.kind) {
+      case 'tool-input':
+        return origin.param === undefined && key !== undefined ? { ...label, origin: { ...origin, param: key } } : label;
+      case 'request':
+        return key === 'params' ? { ...label, origin: { kind: 'request-params' } } : undefined;
+      case 'request-params':
+        if (key === 'arguments') return { ...label, origin: { kind: 'tool-input' } };
+        if (key === 'name') return { ...label, origin: { kind: 'tool-name' } };
+        return undefined;
+      case 'tool-name':
+        return undefined;
+      case 'http-request':
+        return requestMember(label, origin, key);
+      case 'env':
+        // `process.env.X` / `const { X } = process.env`: one named variable, not the environment.
+        return undefined;
+      case 'param':
+        return origin.path === undefined && key !== undefined ? { ...label, origin: { ...origin, path: key } } : label;
+      default:
+        return label;
+    }
+  });
+}
+
+/** Whether any label is a whole request object (its methods may read the client's data). */
+export function holdsRequest(taint: Taint): boolean {
+  return taint.some((label) => label.origin.kind === 'http-request' && label.origin.container);
+}
