@@ -123,6 +123,23 @@ describe('fact rules', () => {
     expect(run(ruleId, { facts: [...facts] })).toHaveLength(count);
   });
 
+  test('CORS * beside a credential check a page cannot send is low', () => {
+    expect(severities(run('cors-wildcard', { facts: [fact('cors-wildcard'), fact('mcp-http-transport')] }))).toEqual(['medium']);
+    expect(severities(run('cors-wildcard', { facts: [fact('cors-wildcard'), fact('mcp-http-transport'), fact('auth-middleware', 'authorization')] }))).toEqual(['low']);
+  });
+
+  test('an HTTP route is critical when anyone can reach it, lower on loopback behind a token and an Origin check', () => {
+    const fromRoute = (composition: TaintFlow['composition']) =>
+      flow({ origin: { kind: 'http-request', detail: 'req.query.command' }, composition, steps: [{ file: 'src/index.ts', line: 3, note: 'request to GET /run', kind: 'http-request' }], sink: { role: 'program', shell: false } });
+    const protectedRoute = [fact('http-listen', '127.0.0.1'), fact('auth-middleware', 'authorization'), fact('origin-check', 'origin')];
+    expect(severities(run('command-injection', { flows: [fromRoute('whole')], facts: [fact('http-listen', 'default')] }))).toEqual(['critical']);
+    expect(severities(run('command-injection', { flows: [fromRoute('whole')], facts: protectedRoute }))).toEqual(['low']);
+    expect(severities(run('command-injection', { flows: [fromRoute('whole')], facts: protectedRoute.slice(0, 2) }))).toEqual(['critical']);
+    // Another server of the package (a UI on all interfaces, in another file) does not expose the route's own server.
+    const elsewhere = { ...fact('http-listen', 'default'), location: { ...at, file: 'src/ui.ts' } };
+    expect(severities(run('command-injection', { flows: [fromRoute('whole')], facts: [...protectedRoute, elsewhere] }))).toEqual(['low']);
+  });
+
   test('process-wide TLS disabling is high, a single client is medium', () => {
     expect(severities(run('tls-verification-disabled', { facts: [fact('tls-verification-disabled', undefined, "process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'")] }))).toEqual(['high']);
     expect(severities(run('tls-verification-disabled', { facts: [fact('tls-verification-disabled', undefined, 'new Agent({ connect: { rejectUnauthorized: false } })')] }))).toEqual(['medium']);

@@ -19,14 +19,18 @@ export default createRule({
   check(context) {
     // CORS on some unrelated helper server matters less than on the MCP endpoint itself.
     const servesMcpOverHttp = factsOf(context, 'mcp-http-transport').length > 0;
+    // A wildcard without credentials lets other sites read answers, but not authenticate: with a bearer or API-key check
+    // beside it (which a page cannot supply), what they can read is only what is public anyway.
+    const authenticated = (file: string) => factsOf(context, 'auth-middleware').some((fact) => fact.location.file === file);
     for (const fact of factsOf(context, 'cors-wildcard')) {
+      const guarded = authenticated(fact.location.file);
       context.report({
-        message: servesMcpOverHttp
-          ? 'CORS allows every origin on a server that exposes MCP over HTTP'
-          : 'CORS allows every origin',
+        message:
+          (servesMcpOverHttp ? 'CORS allows every origin on a server that exposes MCP over HTTP' : 'CORS allows every origin') +
+          (guarded ? '; requests still need a credential a page cannot send' : ''),
         evidence: fact.snippet,
         location: fact.location,
-        severity: servesMcpOverHttp ? 'medium' : 'low',
+        severity: servesMcpOverHttp && !guarded ? 'medium' : 'low',
       });
     }
   },

@@ -19,10 +19,8 @@ export interface AnalyzeOptions {
 
 /**
  * One per language family (JS/TS with oxc-parser, Python with web-tree-sitter). The engine hands each analyzer the
- * files whose `language` it claims and whose role is `source` (bundles and vendored code are inventoried only).
- *
- * Dataflow scope by mode: `fast` follows tool inputs through local variables, helper functions of the same file and
- * helpers imported from other files of the package one call deep; `deep` follows imports and calls transitively.
+ * files whose `language` it claims and whose role is `source` or `bundle` (vendored code is inventoried only). The
+ * dataflow follows calls across the package's files in both modes; deep mode adds judges, not reach.
  */
 export interface LanguageAnalyzer {
   id: string;

@@ -309,7 +309,7 @@ describe('javascriptAnalyzer on generated projects', () => {
     expect(result.flows.some((flow) => flow.origin.tool === 'x' && flow.sink.kind === 'command')).toBe(true);
   });
 
-  it('follows imported helpers one hop in fast mode and transitively in deep mode', async () => {
+  it('follows imported helpers transitively, in fast mode as in deep mode', async () => {
     const dir = await project({
       'src/index.ts': [
         "import { run } from './a.js';",
@@ -318,13 +318,12 @@ describe('javascriptAnalyzer on generated projects', () => {
       'src/a.ts': "import { shell } from './b.js';\nexport function run(value: string) { return shell('echo ' + value); }\n",
       'src/b.ts': "import { execSync } from 'node:child_process';\nexport function shell(command: string) { return execSync(command); }\n",
     });
-    const fast = await analyzeDir(dir, 'fast');
-    const deep = await analyzeDir(dir, 'deep');
-    expect(fast.flows.filter((flow) => flow.sink.kind === 'command')).toEqual([]);
-    const flow = deep.flows.find((f) => f.sink.kind === 'command');
-    expect(flow).toMatchObject({ origin: { kind: 'tool-input', tool: 'go', param: 'target' }, composition: 'embedded', crossFile: true });
-    expect(flow?.sink.location.file).toBe('src/b.ts');
-    expect(flow?.steps.map((step) => step.note)).toEqual(expect.arrayContaining(['passed to run()', 'passed to shell()']));
+    for (const mode of ['fast', 'deep'] as const) {
+      const flow = (await analyzeDir(dir, mode)).flows.find((f) => f.sink.kind === 'command');
+      expect(flow, mode).toMatchObject({ origin: { kind: 'tool-input', tool: 'go', param: 'target' }, composition: 'embedded', crossFile: true });
+      expect(flow?.sink.location.file).toBe('src/b.ts');
+      expect(flow?.steps.map((step) => step.note)).toEqual(expect.arrayContaining(['passed to run()', 'passed to shell()']));
+    }
   });
 
   it('follows barrel re-exports and methods of an imported singleton (deep mode)', async () => {

@@ -57,12 +57,13 @@ function moduleOf(node: AstNode | undefined, index: FileIndex, depth: number): {
   return undefined;
 }
 
-/** Resolves `promisify(exec)` / `util.promisify(cp.exec)` aliases to the wrapped function. */
-function promisified(node: AstNode | undefined): AstNode | undefined {
+/** Resolves `promisify(exec)` / `util.promisify(cp.exec)` aliases (also renamed: `import { promisify as p }`) to the wrapped function. */
+function promisified(node: AstNode | undefined, index: FileIndex): AstNode | undefined {
   const current = unwrap(node);
   if (current?.type !== 'CallExpression') return undefined;
   const callee = unwrap(current.callee);
-  const name = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+  const name =
+    callee?.type === 'Identifier' ? (index.imports.get(callee.name)?.imported ?? callee.name) : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
   return name === 'promisify' ? current.arguments[0] : undefined;
 }
 
@@ -80,7 +81,7 @@ export function resolveCallee(node: AstNode, index: FileIndex): Callee {
 function resolve(node: AstNode, index: FileIndex): Omit<Callee, 'display'> {
   let current = unwrap(node);
   for (let depth = 0; depth < 3 && current?.type === 'Identifier' && !index.imports.has(current.name); depth++) {
-    const wrapped = promisified(index.variables.get(current.name));
+    const wrapped = promisified(index.variables.get(current.name), index);
     if (!wrapped) break;
     current = unwrap(wrapped);
   }

@@ -1,5 +1,5 @@
 import type { AstNode, ParsedFile } from './ast.js';
-import { isFunction, memberName, propertyName, unwrap } from './ast.js';
+import { isFunction, memberName, objectProperty, propertyName, unwrap } from './ast.js';
 
 /** What a local name is bound to by an import or a `require`. `imported` is '*' for namespaces, 'default' for defaults. */
 export interface ImportBinding {
@@ -16,6 +16,8 @@ export interface FileIndex {
   /** Functions by name: declarations, `const f = () => …`, class methods (by method name). */
   functions: Map<string, AstNode>;
   methods: Map<string, AstNode>;
+  /** Class fields by name (`baseUrl = 'https://…'`, `this.baseUrl = …` in a constructor), first one wins. */
+  fields: Map<string, AstNode>;
   /** Initialisers of variables declared anywhere in the file (first declaration wins), for constant resolution. */
   variables: Map<string, AstNode>;
   imports: Map<string, ImportBinding>;
@@ -47,6 +49,17 @@ export function requiredModule(node: AstNode | undefined): string | undefined {
   return undefined;
 }
 
+/** `this.baseUrl = 'https://…'` statements at the top of a constructor body, as class fields. */
+function recordThisAssignments(fn: AstNode | undefined, index: FileIndex): void {
+  for (const statement of fn?.body?.body ?? []) {
+    const expression = statement.type === 'ExpressionStatement' ? unwrap(statement.expression) : undefined;
+    if (expression?.type !== 'AssignmentExpression' || expression.operator !== '=') continue;
+    const left = unwrap(expression.left);
+    const name = left?.type === 'MemberExpression' && unwrap(left.object)?.type === 'ThisExpression' ? memberName(left) : undefined;
+    if (name && !index.fields.has(name)) index.fields.set(name, expression.right);
+  }
+}
+
 /** The file a named function belongs to, for handlers registered in one file and defined in another. */
 export const functionOwners = new WeakMap<AstNode, FileIndex>();
 
@@ -55,6 +68,7 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
     parsed,
     functions: new Map(),
     methods: new Map(),
+    fields: new Map(),
     variables: new Map(),
     imports: new Map(),
     exports: new Map(),
@@ -146,6 +160,8 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
           const name = propertyName(member.key, member.computed);
           if (!name) continue;
           if (member.type === 'MethodDefinition' && !index.methods.has(name)) index.methods.set(name, member.value);
+          if (member.type === 'PropertyDefinition' && member.value && !index.fields.has(name)) index.fields.set(name, member.value);
+          if (member.type === 'MethodDefinition' && name === 'constructor') recordThisAssignments(member.value, index);
           if (member.type === 'PropertyDefinition' && isFunction(unwrap(member.value)) && !index.methods.has(name)) {
             index.methods.set(name, unwrap(member.value) as AstNode);
           }
@@ -261,6 +277,10 @@ export function resolveExpression(node: AstNode | undefined, index: FileIndex, d
   if (depth < 6 && current?.type === 'MemberExpression' && !current.computed) {
     const imported = lookupNamespaceMember(current.object, memberName(current), index);
     if (imported) return resolveExpression(imported.node, imported.index, depth + 1);
+    // `TOOL.parameters` of `const TOOL = { parameters: schema, … }`
+    const holder = resolveExpression(current.object, index, depth + 1);
+    const property = holder.node?.type === 'ObjectExpression' ? objectProperty(holder.node, memberName(current) ?? '') : undefined;
+    if (property) return resolveExpression(property, holder.index, depth + 1);
   }
   return { node: current, index };
 }
@@ -358,6 +378,14 @@ function evaluate(node: AstNode | undefined, index: FileIndex, depth: number): S
     case 'MemberExpression': {
       const imported = current.computed ? undefined : lookupNamespaceMember(current.object, memberName(current), index);
       if (imported) return evaluate(imported.node, imported.index, depth + 1);
+      // `this.baseUrl`: a field the class sets to a constant.
+      if (unwrap(current.object)?.type === 'ThisExpression' && !current.computed) {
+        const field = index.fields.get(memberName(current) ?? '');
+        return field ? evaluate(field, index, depth + 1) : NOT_STATIC;
+      }
+      // `TOOL.name` of `const TOOL = { name: 'x', handler: run }`: the one property, even when its siblings are not static.
+      const property = current.computed ? undefined : resolveExpression(current, index, depth);
+      if (property?.node && property.node !== current) return evaluate(property.node, property.index, depth + 1);
       const object = evaluate(current.object, index, depth + 1);
       const key = current.computed ? evaluate(current.property, index, depth + 1) : memberName(current);
       if (object === NOT_STATIC || object === null || typeof object !== 'object' || key === NOT_STATIC) return NOT_STATIC;

@@ -123,7 +123,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
     });
   }
   options.signal?.throwIfAborted();
-  const flows = new TaintEngine({ mode: options.mode, files: contexts, tools: allTools }).run();
+  const flows = new TaintEngine({ files: contexts, tools: allTools }).run();
   return { tools: dedupeTools(allTools), flows, facts, problems, parsedFiles: contexts.size };
 }
 

@@ -28,6 +28,8 @@ export interface Label {
   realpath: boolean;
   /** The value was placed after a constant `scheme://host/` prefix. */
   hostFixed: boolean;
+  /** The value sits after other text in a string it was built into, so that string cannot start with it (`-x`). */
+  prefixed?: boolean;
   /**
    * The property of an object literal this value was stored under (`{ baseUrl, apiKey }`): reading another property
    * of that object does not see it. Cleared when the property is read, or the object is used as a whole.
@@ -82,6 +84,10 @@ export const CONFIG: Taint = [newLabel({ kind: 'config' })];
 /** Holds something that can become a flow (operator configuration alone cannot). */
 export function significant(taint: Taint): boolean {
   return taint.some((label) => label.origin.kind !== 'config');
+}
+
+export function prefixed(taint: Taint): Taint {
+  return mapTaint(taint, (label) => (label.prefixed ? label : { ...label, prefixed: true }));
 }
 
 export function fixHost(taint: Taint): Taint {

@@ -3,10 +3,10 @@
 // value reaches a sink argument. Helper functions are summarised once (which parameters reach which sinks and the
 // return value) and the summary is reused at every call site.
 import { admitsLeadingDash, argvElementGuard, REMOTE_RESPONSE_SINKS, type ArgvRole, type SourceKind } from '../catalog.js';
-import type { FlowStep, ScanMode, SinkKind, SourceLocation, TaintFlow, ToolDefinition } from '../../model.js';
+import type { FlowStep, SinkKind, SourceLocation, TaintFlow, ToolDefinition } from '../../model.js';
 import type { ToolHandler } from '../../extract/mcp-sdk.js';
 import type { AstNode } from './ast.js';
-import { containsOffset, isFunction, lineOf, locationOf, memberName, offsetsOf, propertyName, snippetOf, unwrap, walk, wordsPattern } from './ast.js';
+import { containsOffset, isFunction, lineOf, locationOf, memberName, objectProperty, offsetsOf, propertyName, snippetOf, unwrap, walk, wordsPattern } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
 import type { FileIndex, ImportBinding } from './file-index.js';
@@ -16,7 +16,7 @@ import { sinkArguments, staticPrefix } from './sinks.js';
 import type { Label, Taint } from './labels.js';
 import type { RequestHandler } from './http.js';
 import { exportedRequestHandlers, REMOTE_CALLBACK_PARAMS, returnsRemoteData, routeHandlers } from './http.js';
-import { addStep, CLEAN, CONFIG, embed, fixHost, holdsRequest, mapTaint, MAX_STEPS, member, newLabel, originKey, sanitize, significant, union, wholeKey } from './labels.js';
+import { addStep, CLEAN, CONFIG, embed, fixHost, holdsRequest, mapTaint, MAX_STEPS, member, newLabel, originKey, prefixed, sanitize, significant, union, wholeKey } from './labels.js';
 
 const FUNCTION_BUDGET = 25_000;
 
@@ -151,7 +151,6 @@ interface Ctx {
   returns: Label[];
   currentTool?: string;
   summary?: Summary;
-  allowCross: boolean;
   budget: { left: number };
   /** Inside a handler, a summary or a function called with tainted arguments: nothing may be skipped. */
   live: boolean;
@@ -187,6 +186,13 @@ const GLOBAL_PROPAGATORS: Record<string, Set<string>> = {
   'global:path': new Set(['join', 'resolve', 'normalize']),
 };
 const NUMERIC = new Set(['Number', 'parseInt', 'parseFloat', 'BigInt']);
+/** Method names of the built-in prototypes (strings, lists, maps, promises, URLs, dates, functions). */
+const BUILTIN_METHODS = new Set(
+  [String, Array, Object, Map, Set, Promise, Date, RegExp, Number, Function, URL, URLSearchParams, Error].flatMap((type) => Object.getOwnPropertyNames(type.prototype)),
+);
+
+/** Origins an outsider chooses (a URL from one of these points at a server nobody vetted). */
+const OUTSIDER = new Set(['tool-input', 'http-request', 'remote-response', 'request', 'request-params']);
 /** Initialisers that may be a check kept in a variable for a later `if`. */
 const CONDITION_TYPES = new Set(['CallExpression', 'BinaryExpression', 'LogicalExpression', 'UnaryExpression', 'AwaitExpression']);
 /** Library functions whose result does not carry their argument's content: hashes, escaping, checks, counts. */
@@ -195,7 +201,6 @@ const OPAQUE_FUNCTION_NAME =
 const PATH_JOINERS = new Set(['join', 'resolve', 'posix.join', 'posix.resolve', 'win32.join', 'win32.resolve']);
 
 export interface TaintOptions {
-  mode: ScanMode;
   files: Map<string, FileContext>;
   tools: readonly ToolDefinition[];
 }
@@ -203,10 +208,11 @@ export interface TaintOptions {
 export class TaintEngine {
   private readonly flows = new Map<string, TaintFlow>();
   private readonly summaries = new Map<AstNode, Summary>();
-  private readonly summariesNoCross = new Map<AstNode, Summary>();
   private readonly inProgress = new Set<AstNode>();
   private readonly helperCache = new Map<AstNode, HelperChecks | undefined>();
   private readonly toolParams = new Map<string, ToolDefinition>();
+  /** Methods of the package's classes by name (built on first use), for calls whose receiver's class is unknown. */
+  private methodOwners?: Map<string, Array<{ fn: AstNode; file: FileContext }>>;
 
   constructor(private readonly options: TaintOptions) {
     for (const tool of options.tools) if (tool.kind === 'tool' && !this.toolParams.has(tool.name)) this.toolParams.set(tool.name, tool);
@@ -220,7 +226,6 @@ export class TaintEngine {
         guards: new Map(),
         ownGuards: true,
         returns: [],
-        allowCross: true,
         budget: { left: FUNCTION_BUDGET * 4 },
         live: false,
       };
@@ -252,7 +257,6 @@ export class TaintEngine {
       guards: inherit.guards ?? new Map(),
       ownGuards: false,
       returns: [],
-      allowCross: inherit.allowCross ?? true,
       budget: inherit.budget ?? { left: FUNCTION_BUDGET },
       ...(inherit.currentTool !== undefined && { currentTool: inherit.currentTool }),
       ...(inherit.summary && { summary: inherit.summary }),
@@ -317,15 +321,15 @@ export class TaintEngine {
     }
   }
 
-  private summaryOf(fn: AstNode, file: FileContext, allowCross: boolean): Summary {
-    const cache = allowCross ? this.summaries : this.summariesNoCross;
+  private summaryOf(fn: AstNode, file: FileContext): Summary {
+    const cache = this.summaries;
     const cached = cache.get(fn);
     if (cached) return cached;
     const summary: Summary = { sinks: [], returns: [] };
     if (this.inProgress.has(fn)) return summary;
     this.inProgress.add(fn);
     const params: Taint[] = (fn.params ?? []).map((_: AstNode, index: number) => [newLabel({ kind: 'param', index })]);
-    summary.returns = [...this.analyzeFunction(fn, file, file.moduleScope, params, { summary, allowCross })];
+    summary.returns = [...this.analyzeFunction(fn, file, file.moduleScope, params, { summary })];
     this.inProgress.delete(fn);
     cache.set(fn, summary);
     return summary;
@@ -348,7 +352,7 @@ export class TaintEngine {
       if (!name) return undefined;
       if (object?.type === 'ThisExpression') {
         const method = index.methods.get(name);
-        return method ? { fn: method, file: ctx.file } : undefined;
+        if (method) return { fn: method, file: ctx.file };
       }
       if (object?.type === 'Identifier') {
         const binding = index.imports.get(object.name);
@@ -356,9 +360,39 @@ export class TaintEngine {
         if (binding && (binding.imported === '*' || binding.imported === 'default')) return this.importedFunction(binding.source, name, ctx);
         // `import { manager } from './manager.js'` with `export const manager = new Manager()`: a method of the singleton.
         if (binding) return this.importedSingletonMethod(binding, name, ctx);
+        // `const TOOL = { name, handler: run }` … `TOOL.handler(args)`
+        const literal = unwrap(index.variables.get(object.name));
+        if (literal?.type === 'ObjectExpression') {
+          const value = unwrap(objectProperty(literal, name));
+          const fn = isFunction(value) ? value : value?.type === 'Identifier' ? index.functions.get(value.name) : undefined;
+          if (fn) return { fn, file: ctx.file };
+        }
       }
+      // `service.fetchFile(key)`, `this.client.run(cmd)`, `new Helper().run(x)`: a method of the package's own classes,
+      // when only one of them has a method of that name.
+      return this.uniqueMethod(name);
     }
     return undefined;
+  }
+
+  /**
+   * The method of that name when exactly one class of the package defines one. Names of the language's own methods
+   * (`toString`, `map`, `then`, `get`) are left alone: the receiver is at least as likely a string, list or promise.
+   */
+  private uniqueMethod(name: string): { fn: AstNode; file: FileContext } | undefined {
+    if (BUILTIN_METHODS.has(name)) return undefined;
+    if (!this.methodOwners) {
+      this.methodOwners = new Map();
+      for (const file of this.options.files.values()) {
+        for (const [method, fn] of file.index.methods) {
+          const owners = this.methodOwners.get(method) ?? [];
+          owners.push({ fn, file });
+          this.methodOwners.set(method, owners);
+        }
+      }
+    }
+    const owners = this.methodOwners.get(name);
+    return owners?.length === 1 ? owners[0] : undefined;
   }
 
   private importedFunction(source: string, name: string, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
@@ -368,6 +402,12 @@ export class TaintEngine {
 
   private importedSingletonMethod(binding: ImportBinding, method: string, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
     const found = this.exportedFrom(ctx.file, binding.source, binding.imported, 0);
+    if (found?.value?.type === 'ObjectExpression') {
+      // `export const tool = { name, async handler(input) {…} }` … `tool.handler(input)`
+      const value = unwrap(objectProperty(found.value, method));
+      const fn = isFunction(value) ? value : value?.type === 'Identifier' ? found.file.index.functions.get(value.name) : undefined;
+      return fn ? { fn, file: found.file } : undefined;
+    }
     if (found?.value?.type !== 'NewExpression') return undefined;
     const fn = found.file.index.methods.get(method);
     return fn ? { fn, file: found.file } : undefined;
@@ -416,6 +456,7 @@ export class TaintEngine {
       crossFile: outer.crossFile || inner.crossFile || crossFile,
       realpath: outer.realpath || inner.realpath,
       hostFixed: outer.hostFixed || inner.hostFixed,
+      ...((outer.prefixed || inner.prefixed) && { prefixed: true }),
       // Where the callee stored the value in what it returns; else wherever the caller's value already sat.
       ...((inner.field ?? outer.field) !== undefined && { field: inner.field ?? outer.field }),
     });
@@ -469,6 +510,7 @@ export class TaintEngine {
       const parameter = tool !== undefined ? this.toolParams.get(tool)?.parameters.find((p) => p.name === origin.param) : undefined;
       if (parameter?.enum?.length) sanitizers.add('schema-enum');
       if (parameter?.type === 'number' || parameter?.type === 'integer' || parameter?.type === 'boolean') sanitizers.add('numeric');
+      if (site.role === 'option' && label.prefixed) sanitizers.add('no-leading-dash');
       if (parameter?.pattern !== undefined && isRestrictivePattern(parameter.pattern)) {
         sanitizers.add('schema-pattern');
         if (!admitsLeadingDash(parameter.pattern)) sanitizers.add('no-leading-dash');
@@ -504,7 +546,8 @@ export class TaintEngine {
     };
     const key = [
       site.location.file, site.location.line, site.location.column, kind, flowOrigin.kind, flowOrigin.tool, flowOrigin.param,
-      flowOrigin.detail, flow.composition, site.role,
+      // A remote answer reaching a sink is one problem however many calls fetched it.
+      flowOrigin.kind === 'remote-response' ? '' : flowOrigin.detail, flow.composition, site.role,
     ].join('|');
     // Several paths to one sink from one origin: the flow is only as guarded as its least guarded path.
     const existing = this.flows.get(key);
@@ -563,7 +606,7 @@ export class TaintEngine {
         return;
       case 'FunctionDeclaration':
         if (node.id) ctx.scope.functions.set(node.id.name, node);
-        this.analyzeFunction(node, ctx.file, ctx.scope, [], { allowCross: ctx.allowCross, live: ctx.live });
+        this.analyzeFunction(node, ctx.file, ctx.scope, [], { live: ctx.live });
         return;
       case 'ClassDeclaration':
       case 'ClassExpression':
@@ -653,7 +696,7 @@ export class TaintEngine {
     for (const element of node.body.body) {
       if (element.type === 'MethodDefinition' && element.value) {
         const params = this.callbackParams(propertyName(element.key, element.computed), element.value, ctx.file);
-        this.analyzeFunction(element.value, ctx.file, ctx.scope, params, { allowCross: ctx.allowCross, live: ctx.live });
+        this.analyzeFunction(element.value, ctx.file, ctx.scope, params, { live: ctx.live });
       } else if (element.type === 'PropertyDefinition' && element.value) {
         this.expr(element.value, ctx);
       } else if (element.type === 'StaticBlock') {
@@ -898,11 +941,12 @@ export class TaintEngine {
       case 'TemplateLiteral': {
         let taint: Taint = CLEAN;
         let leading: Taint = CLEAN;
-        for (const expression of node.expressions) {
+        node.expressions.forEach((expression: AstNode, position: number) => {
           const part = this.expr(expression, ctx);
-          if (expression === node.expressions[0]) leading = part;
-          taint = union(taint, part);
-        }
+          if (position === 0) leading = part;
+          // Text or another value before it: the string cannot start with what this part holds.
+          taint = union(taint, position > 0 || node.quasis[0]?.value.cooked ? prefixed(part) : part);
+        });
         const text = node.quasis.map((quasi: AstNode) => quasi.value.cooked ?? '').join('*');
         if (node.expressions.length && text.length < 300 && SENSITIVE_PATH.test(text)) {
           taint = union(taint, [newLabel({ kind: 'sensitive-path', detail: text.replace(/^\*/, '~') })]);
@@ -923,7 +967,7 @@ export class TaintEngine {
         const left = this.expr(node.left, ctx);
         const right = this.expr(node.right, ctx);
         if (node.operator !== '+') return CLEAN;
-        const combined = this.mixed(union(left, right), node, true, ctx);
+        const combined = this.mixed(union(left, prefixed(right)), node, true, ctx);
         // `url + query` where `url` already starts with a fixed (or operator-configured) host: what follows cannot change it.
         return left.length > 0 && left.every((label) => label.hostFixed || label.origin.kind === 'config') ? fixHost(combined) : combined;
       }
@@ -1056,7 +1100,6 @@ export class TaintEngine {
   private inherit(ctx: Ctx): Partial<Ctx> {
     return {
       guards: ctx.guards,
-      allowCross: ctx.allowCross,
       budget: ctx.budget,
       live: ctx.live,
       ...(ctx.currentTool !== undefined && { currentTool: ctx.currentTool }),
@@ -1141,7 +1184,7 @@ export class TaintEngine {
 
     const sinks = sinkArguments(callee, node, index, (arg) => staticString(arg, index) ?? this.localConstant(arg, ctx));
     if (sinks.length) this.sinkFlows(sinks, argTaints, callee, node, ctx);
-    result = union(result, this.remoteData(callee, method, sinks, node, ctx));
+    result = union(result, this.remoteData(callee, method, sinks, argTaints, node, ctx));
     // `c.req.query('x')`, `await request.json()`, `req.get('host')`: a request's data methods return the client's input.
     if (method && holdsRequest(receiver)) return union(result, member(receiver, method));
 
@@ -1158,12 +1201,7 @@ export class TaintEngine {
         this.inProgress.delete(target.fn);
         return union(result, returned);
       }
-      if (target.file !== ctx.file && !ctx.allowCross && this.options.mode === 'fast') {
-        // Beyond the one cross-file hop of fast mode: assume the result derives from the arguments, but look no further.
-        return union(result, positional.reduce(union, CLEAN));
-      }
-      const allowCross = this.options.mode === 'deep' || (ctx.allowCross && target.file === ctx.file);
-      const summary = this.summaryOf(target.fn, target.file, allowCross);
+      const summary = this.summaryOf(target.fn, target.file);
       return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display));
     }
     if (node.type === 'NewExpression') {
@@ -1223,12 +1261,15 @@ export class TaintEngine {
   }
 
   /**
-   * What a server the package talks to answered: the response of a request whose URL is not a constant on a fixed
-   * host, an MCP client's results, OAuth metadata.
+   * What a server the package talks to answered, when whoever runs that server is not the package's choice: an MCP
+   * client's results, OAuth metadata, and the response of a request whose URL an outsider chose (tool input, a
+   * request, another server's answer). The vendor API a tool is built for, at a constant or configured address, is
+   * not an outsider.
    */
-  private remoteData(callee: Callee, method: string | undefined, sinks: SinkArgument[], call: AstNode, ctx: Ctx): Taint {
+  private remoteData(callee: Callee, method: string | undefined, sinks: SinkArgument[], argTaints: Map<AstNode, Taint>, call: AstNode, ctx: Ctx): Taint {
     const request = sinks.find((sink) => sink.isUrl);
-    const remote = returnsRemoteData(callee, method) || (request !== undefined && !hasFixedHost(request.target));
+    const chosenUrl = request !== undefined && !hasFixedHost(request.target) && (argTaints.get(request.node) ?? this.peek(request.node, ctx)).some((label) => OUTSIDER.has(label.origin.kind));
+    const remote = returnsRemoteData(callee, method) || chosenUrl;
     if (!remote) return CLEAN;
     const detail = `the response of ${callee.display}()`;
     return [newLabel({ kind: 'remote-response', detail }, [this.sourceStep(ctx.file, call, detail, 'remote-response')])];

@@ -68,7 +68,7 @@ export const pythonAnalyzer: LanguageAnalyzer = {
 
       options.signal?.throwIfAborted();
       try {
-        flows = analyzeTaint(program, handlers, options.mode);
+        flows = analyzeTaint(program, handlers);
       } catch (error) {
         problems.push({ file: '', message: `python dataflow failed: ${message(error)}` });
       }

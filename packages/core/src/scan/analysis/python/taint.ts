@@ -2,7 +2,7 @@
 // which dangerous calls. Each function is summarised once (parameters as symbolic sources): the summary says which
 // parameters reach which sinks and which flow into the return value, so a call site only substitutes its arguments.
 import { inflateSync, gunzipSync } from 'node:zlib';
-import type { FlowStep, ScanMode, SinkKind, TaintFlow, ToolParameter } from '../../model.js';
+import type { FlowStep, SinkKind, TaintFlow, ToolParameter } from '../../model.js';
 import {
   BASENAME_CALLS,
   CODE_CALLS,
@@ -93,8 +93,8 @@ const OPAQUE_RESULTS = new Set<SinkKind>(['command', 'network', 'network-send', 
 const MAX_STEPS = 12;
 
 /** Runs the dataflow over a parsed package: summaries on demand from the handlers, plus a sweep for secrets, environment dumps and decoded payloads. */
-export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[], mode: ScanMode): TaintFlow[] {
-  const engine = new TaintEngine(program, mode);
+export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[]): TaintFlow[] {
+  const engine = new TaintEngine(program);
   for (const module of program.modules) {
     if (ORIGIN_WORDS.test(module.file.text ?? '')) engine.analyzeModuleBody(module);
   }
@@ -110,7 +110,7 @@ export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[],
     for (const entry of functions) {
       if (visited.has(entry) || !mentions.test(entry.text)) continue;
       visited.add(entry);
-      const summary = engine.summary(entry.module, entry.definition, true);
+      const summary = engine.summary(entry.module, entry.definition);
       if (summary.returns.some((taint) => !taint.param && taint.origin.kind !== 'unknown')) {
         const name = entry.definition.childForFieldName('name')?.text;
         if (name) returning.add(name);
@@ -132,10 +132,7 @@ class TaintEngine {
   private readonly inProgress = new Set<string>();
   private readonly moduleValues = new Map<string, Taint[]>();
 
-  constructor(
-    readonly program: PyProgram,
-    readonly mode: ScanMode,
-  ) {}
+  constructor(readonly program: PyProgram) {}
 
   emit(sink: SinkInfo, taint: Taint): void {
     if (taint.origin.kind !== 'tool-input' && !NON_INPUT_SINKS.has(sink.kind)) return;
@@ -158,14 +155,14 @@ class TaintEngine {
     this.flows.push(flow);
   }
 
-  /** The summary of one function: `allowCross` decides whether calls into other files are followed (fast mode: one hop). */
-  summary(module: PyModule, definition: Node, allowCross: boolean): Summary {
-    const key = `${module.path}:${definition.startIndex}:${allowCross}`;
+  /** The summary of one function; calls into other files of the package are followed as far as they go. */
+  summary(module: PyModule, definition: Node): Summary {
+    const key = `${module.path}:${definition.startIndex}`;
     const cached = this.summaries.get(key);
     if (cached) return cached;
     if (this.inProgress.has(key)) return { returns: [], hits: [] };
     this.inProgress.add(key);
-    const scope = new Scope(this, module, allowCross);
+    const scope = new Scope(this, module);
     functionParameters(definition).forEach((parameter, index) => {
       const name = parameterName(parameter)!;
       scope.env.set(name, [{ origin: { kind: 'unknown' }, param: { index }, composition: 'whole', steps: [], sanitizers: [], crossFile: false }]);
@@ -183,7 +180,7 @@ class TaintEngine {
 
   /** Module-level code that names an origin or an outbound sink; other statements are evaluated lazily when referenced. */
   analyzeModuleBody(module: PyModule): void {
-    const scope = new Scope(this, module, true);
+    const scope = new Scope(this, module);
     for (const statement of module.root.namedChildren) {
       if (statement && !SKIPPED_AT_MODULE_LEVEL.has(statement.type) && (ORIGIN_WORDS.test(statement.text) || OUTBOUND_WORDS.test(statement.text))) {
         scope.statement(statement);
@@ -198,16 +195,15 @@ class TaintEngine {
     if (cached) return cached;
     this.moduleValues.set(key, []);
     const value = module.constants.get(name);
-    const taints = value ? new Scope(this, module, true).expression(value) : [];
+    const taints = value ? new Scope(this, module).expression(value) : [];
     this.moduleValues.set(key, taints);
     return taints;
   }
 
   analyzeHandler(handler: PyHandler): void {
-    const allowCross = true;
     if (handler.kind === 'function') {
       const parameters = functionParameters(handler.definition);
-      const summary = this.summary(handler.module, handler.definition, allowCross);
+      const summary = this.summary(handler.module, handler.definition);
       for (const hit of summary.hits) {
         const parameter = parameters[hit.taint.param!.index];
         const name = parameter ? parameterName(parameter) : undefined;
@@ -224,7 +220,7 @@ class TaintEngine {
     const nameParam = parameters[offset];
     const argumentsParam = parameters[offset + 1];
     if (!nameParam || !argumentsParam) return;
-    const scope = new Scope(this, handler.module, allowCross, { tool: handler.tool, nameParam });
+    const scope = new Scope(this, handler.module, { tool: handler.tool, nameParam });
     scope.env.set(argumentsParam, [
       {
         origin: { kind: 'tool-input', tool: handler.tool },
@@ -364,7 +360,6 @@ class Scope {
   constructor(
     readonly engine: TaintEngine,
     readonly module: PyModule,
-    readonly allowCross: boolean,
     readonly dispatch?: { tool: string; nameParam: string },
   ) {}
 
@@ -924,7 +919,7 @@ class Scope {
     if (method === 'resolve' || method === 'absolute') return receiver.map((taint) => derive(taint, { resolved: true }));
 
     const helper = this.program.resolveFunction(this.module, callee);
-    if (helper && (helper.module === this.module || this.allowCross)) {
+    if (helper) {
       return this.callHelper(node, helper, args, argTaints, keywordTaints);
     }
 
@@ -952,9 +947,7 @@ class Scope {
 
   private callHelper(node: Node, helper: { module: PyModule; definition: Node }, args: CallArguments, argTaints: Taint[][], keywordTaints: Map<string, Taint[]>): Taint[] {
     const crossFile = helper.module !== this.module;
-    // Fast mode follows a helper in another file one hop deep: that helper does not follow further files.
-    const allowCross = this.engine.mode === 'deep' ? true : !crossFile && this.allowCross;
-    const summary = this.engine.summary(helper.module, helper.definition, allowCross);
+    const summary = this.engine.summary(helper.module, helper.definition);
     const parameters = functionParameters(helper.definition).map((parameter) => parameterName(parameter)!);
     const offset = parameters[0] === 'self' || parameters[0] === 'cls' ? 1 : 0;
     const bound: Taint[][] = parameters.map((name, index) => {
