@@ -109,6 +109,7 @@ export const flowStepSchema = z
     line: z.number().int(),
     note: z.string().describe('What happens to the value at this step.'),
     kind: z.enum(SOURCE_KINDS).optional().describe('On the first step: where the value came from.'),
+    guard: z.string().optional().describe('On a step where the value was checked by a check that does not hold: which.'),
   })
   .meta({ id: 'FlowStep', description: 'One step of a dataflow path from origin to sink.' });
 

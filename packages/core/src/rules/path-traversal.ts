@@ -1,7 +1,6 @@
-import { WEAK_GUARDS } from '../scan/analysis/catalog.js';
 import { createRule } from './create-rule.js';
 import { severityBySource } from './support/exposure.js';
-import { describeOrigin, flowFinding, unsanitisedFlows } from './support/flows.js';
+import { describeOrigin, flowFinding, unsanitisedFlows, weakGuardFinding } from './support/flows.js';
 
 export default createRule({
   id: 'path-traversal',
@@ -27,9 +26,9 @@ export default createRule({
       const access = flow.sink.kind === 'file-write' ? 'write' : 'read';
       const { severity, note } = severityBySource(flow, context, 'high');
       // A containment check that does not hold: the tool means to confine paths, so any path (whole or joined) escapes.
-      const weak = flow.sanitizers.find((name) => name in WEAK_GUARDS);
-      if (weak !== undefined) {
-        context.report({ ...flowFinding(flow, `${describeOrigin(flow)} reaches \`${flow.sink.callee}\` (${access}) after a containment check that does not hold: ${WEAK_GUARDS[weak]}${note}`), severity });
+      const weak = weakGuardFinding(flow, `is a path \`${flow.sink.callee}\` ${access}s`);
+      if (weak) {
+        context.report({ ...weak, message: weak.message + note, severity });
         continue;
       }
       if (flow.composition !== 'embedded' && flow.origin.kind === 'tool-input') continue;

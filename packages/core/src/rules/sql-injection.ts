@@ -1,6 +1,6 @@
 import { createRule } from './create-rule.js';
 import { severityBySource } from './support/exposure.js';
-import { describeOrigin, flowFinding, unsanitisedFlows } from './support/flows.js';
+import { describeOrigin, flowFinding, unsanitisedFlows, weakGuardFinding } from './support/flows.js';
 
 export default createRule({
   id: 'sql-injection',
@@ -21,9 +21,15 @@ export default createRule({
   },
   check(context) {
     for (const flow of unsanitisedFlows(context, ['sql'])) {
+      const { severity, note } = severityBySource(flow, context, 'high');
+      // A statement the tool means to restrict (read-only, one kind) by its first word: the restriction does not hold.
+      const weak = weakGuardFinding(flow, `reaches SQL run by \`${flow.sink.callee}\``);
+      if (weak) {
+        context.report({ ...weak, message: weak.message + note, severity });
+        continue;
+      }
       // A tool that takes a whole statement is a "run SQL" capability, not an injection into someone else's query.
       if (flow.composition !== 'embedded' && flow.origin.kind === 'tool-input') continue;
-      const { severity, note } = severityBySource(flow, context, 'high');
       context.report({ ...flowFinding(flow, `${describeOrigin(flow)} is formatted into SQL run by \`${flow.sink.callee}\`${note}`), severity });
     }
   },

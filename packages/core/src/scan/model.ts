@@ -200,6 +200,8 @@ export interface FlowStep {
   note: string;
   /** Set on the first step of a flow: where the value came from (DESIGN.md "A finding's flow starts with its source step"). */
   kind?: SourceKind;
+  /** Set on a step where the value was checked by a check that does not hold (a weak guard of the catalogue). */
+  guard?: string;
 }
 
 /**

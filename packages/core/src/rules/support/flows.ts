@@ -1,4 +1,4 @@
-import { isSafeFlow, UNTRUSTED_ORIGINS } from '../../scan/analysis/catalog.js';
+import { isSafeFlow, UNTRUSTED_ORIGINS, WEAK_GUARDS } from '../../scan/analysis/catalog.js';
 import type { FindingInput, RuleContext } from '../create-rule.js';
 import type { OriginKind, SinkKind, TaintFlow, ToolDefinition } from '../../scan/model.js';
 
@@ -47,6 +47,24 @@ export function flowFinding(flow: TaintFlow, message: string): Pick<FindingInput
     location: flow.sink.location,
     flow: [...flow.steps, { file: flow.sink.location.file, line: flow.sink.location.line, note: `reaches ${flow.sink.callee}` }],
     key: `${flow.origin.kind}:${flow.origin.tool ?? ''}:${flow.origin.param ?? ''}:${flow.origin.detail ?? ''}:${flow.sink.callee}`,
+  };
+}
+
+/**
+ * A flow that passed a check that does not hold (a weak guard of the catalogue) is reported at that check, once per
+ * check and origin however many sinks it guards: the check is what to fix. Undefined when there is none.
+ */
+export function weakGuardFinding(flow: TaintFlow, consequence: string): Pick<FindingInput, 'message' | 'evidence' | 'location' | 'flow' | 'key'> | undefined {
+  const weak = flow.sanitizers.find((name) => name in WEAK_GUARDS);
+  if (weak === undefined) return undefined;
+  const check = flow.steps.find((step) => step.guard === weak);
+  const base = flowFinding(flow, `${describeOrigin(flow)} ${consequence} after a check that does not hold: ${WEAK_GUARDS[weak]}`);
+  if (!check) return base;
+  return {
+    ...base,
+    evidence: check.note.replace(/^checked by /, ''),
+    location: { file: check.file, line: check.line, column: 1 },
+    key: weak,
   };
 }
 

@@ -77,6 +77,9 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
  * wrong with the check) and protect nothing.
  */
 export const WEAK_GUARDS: Readonly<Record<string, string>> = {
+  'sql-keyword-prefix':
+    'the statement is judged by its first word, so stacked statements (`SELECT 1; DROP TABLE users`) and ' +
+    'data-changing CTEs (`WITH x AS (DELETE … RETURNING *) SELECT …`) pass a read-only or statement-kind check',
   'prefix-without-separator':
     'the containment check compares string prefixes without a path separator, so a sibling directory whose name ' +
     'starts with the allowed one (`/data` → `/data-private`) passes',

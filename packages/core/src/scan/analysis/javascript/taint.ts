@@ -2,7 +2,7 @@
 // tool inputs (or other origins) through variables, expressions and calls, and recording a TaintFlow whenever such a
 // value reaches a sink argument. Helper functions are summarised once (which parameters reach which sinks and the
 // return value) and the summary is reused at every call site.
-import { admitsLeadingDash, argvElementGuard, REMOTE_RESPONSE_SINKS, type ArgvRole, type SourceKind } from '../catalog.js';
+import { admitsLeadingDash, argvElementGuard, REMOTE_RESPONSE_SINKS, WEAK_GUARDS, type ArgvRole, type SourceKind } from '../catalog.js';
 import type { FlowStep, SinkKind, SourceLocation, TaintFlow, ToolDefinition } from '../../model.js';
 import type { ToolHandler } from '../../extract/mcp-sdk.js';
 import type { AstNode } from './ast.js';
@@ -32,6 +32,12 @@ interface SinkSite {
   role?: ArgvRole;
   program?: string;
   embeds?: boolean;
+}
+
+/** A recognised check: the sanitizer it stands for, and for a check that does not hold, where it is (shown in the flow). */
+interface Guard {
+  name: string;
+  step?: FlowStep;
 }
 
 /** What a helper function checks about its arguments (see `helperChecks`). */
@@ -145,8 +151,8 @@ export class Scope {
 interface Ctx {
   file: FileContext;
   scope: Scope;
-  /** Origin key → sanitizers of guards seen so far. Copied on first write, so a callee never leaks guards to its caller. */
-  guards: Map<string, readonly string[]>;
+  /** Origin key → guards seen so far. Copied on first write, so a callee never leaks guards to its caller. */
+  guards: Map<string, readonly Guard[]>;
   ownGuards: boolean;
   returns: Label[];
   currentTool?: string;
@@ -186,6 +192,12 @@ const GLOBAL_PROPAGATORS: Record<string, Set<string>> = {
   'global:path': new Set(['join', 'resolve', 'normalize']),
 };
 const NUMERIC = new Set(['Number', 'parseInt', 'parseFloat', 'BigInt']);
+/** String methods that only normalise case or spacing: a check on the result is a check on the string. */
+const NORMALISING_METHODS = new Set(['trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'toLocaleLowerCase', 'toLocaleUpperCase', 'normalize']);
+/** A statement kind checked by its first word (`startsWith('select')`). */
+const SQL_STATEMENT_START = /^(select|with|insert|update|delete|show|describe|explain|pragma|values)\b/i;
+/** How many classes may define a method name before a call by that name is too ambiguous to follow. */
+const MAX_IMPLEMENTATIONS = 4;
 /** Method names of the built-in prototypes (strings, lists, maps, promises, URLs, dates, functions). */
 const BUILTIN_METHODS = new Set(
   [String, Array, Object, Map, Set, Promise, Date, RegExp, Number, Function, URL, URLSearchParams, Error].flatMap((type) => Object.getOwnPropertyNames(type.prototype)),
@@ -380,7 +392,16 @@ export class TaintEngine {
    * (`toString`, `map`, `then`, `get`) are left alone: the receiver is at least as likely a string, list or promise.
    */
   private uniqueMethod(name: string): { fn: AstNode; file: FileContext } | undefined {
-    if (BUILTIN_METHODS.has(name)) return undefined;
+    const owners = this.methodImplementations(name);
+    return owners.length === 1 ? owners[0] : undefined;
+  }
+
+  /**
+   * The package's methods of that name, when a few classes define it (implementations of one interface: a database
+   * adapter per engine): a call on an unknown receiver may reach any of them. More than a few is a common name.
+   */
+  private methodImplementations(name: string): Array<{ fn: AstNode; file: FileContext }> {
+    if (BUILTIN_METHODS.has(name)) return [];
     if (!this.methodOwners) {
       this.methodOwners = new Map();
       for (const file of this.options.files.values()) {
@@ -391,8 +412,8 @@ export class TaintEngine {
         }
       }
     }
-    const owners = this.methodOwners.get(name);
-    return owners?.length === 1 ? owners[0] : undefined;
+    const owners = this.methodOwners.get(name) ?? [];
+    return owners.length <= MAX_IMPLEMENTATIONS ? owners : [];
   }
 
   private importedFunction(source: string, name: string, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
@@ -488,8 +509,10 @@ export class TaintEngine {
       const whole = wholeKey(label.origin);
       const guards = [...(ctx.guards.get(originKey(label.origin)) ?? []), ...(whole === undefined ? [] : (ctx.guards.get(whole) ?? []))];
       if (guards.length === 0) return label;
-      const sanitizers = [...new Set([...label.sanitizers, ...guards])];
-      return sanitizers.length === label.sanitizers.length ? label : { ...label, sanitizers };
+      const sanitizers = [...new Set([...label.sanitizers, ...guards.map((guard) => guard.name)])];
+      if (sanitizers.length === label.sanitizers.length) return label;
+      const checks = guards.flatMap((guard) => (guard.step && !label.sanitizers.includes(guard.name) ? [guard.step] : []));
+      return { ...label, sanitizers, ...(checks.length > 0 && { steps: [...label.steps, ...checks].slice(0, MAX_STEPS) }) };
     });
   }
 
@@ -588,7 +611,7 @@ export class TaintEngine {
         this.expr(node.expression, ctx);
         const expression = unwrap(node.expression);
         const call = unwrap(expression?.type === 'AwaitExpression' ? expression.argument : expression);
-        if (call?.type === 'CallExpression' && this.isAssertion(call, ctx)) this.detectGuards(call, ctx);
+        if (call?.type === 'CallExpression' && this.isAssertion(call, ctx)) this.detectGuards(call, ctx, 0, true);
         return;
       }
       case 'VariableDeclaration':
@@ -618,7 +641,7 @@ export class TaintEngine {
       case 'IfStatement': {
         const tool = this.toolCase(node.test, ctx);
         this.expr(node.test, ctx);
-        this.detectGuards(node.test, ctx);
+        this.detectGuards(node.test, ctx, 0, refuses(node.consequent) || (node.alternate !== null && refuses(node.alternate)));
         if (tool !== undefined) {
           const previous = ctx.currentTool;
           ctx.currentTool = tool;
@@ -723,6 +746,9 @@ export class TaintEngine {
     const current = unwrap(node);
     if (current?.type === 'Identifier') return ctx.scope.lookup(current.name);
     if (current?.type === 'MemberExpression') return member(this.peek(current.object, ctx), memberName(current));
+    // `sql.trim().toLowerCase().startsWith('select')` checks `sql`: these methods change case and spacing, not content.
+    const callee = current?.type === 'CallExpression' ? unwrap(current.callee) : undefined;
+    if (callee?.type === 'MemberExpression' && NORMALISING_METHODS.has(memberName(callee) ?? '')) return this.peek(callee.object, ctx);
     return CLEAN;
   }
 
@@ -730,17 +756,23 @@ export class TaintEngine {
    * Recognises guards in an `if` condition and remembers them for the origins they check: later sinks in the same
    * function see the sanitizer. Dominance is approximated by source order, which is what the brief asks for.
    */
-  private detectGuards(test: AstNode, ctx: Ctx, depth = 0): void {
-    const guard = (taint: Taint, sanitizer: string): void => {
+  private detectGuards(test: AstNode, ctx: Ctx, depth: number, refusal: boolean): void {
+    const guard = (taint: Taint, sanitizer: string, at?: AstNode): void => {
+      // A check that does not hold matters where it refuses (throws or returns); elsewhere it only picks a branch.
+      if (sanitizer in WEAK_GUARDS && !refusal) return;
+      // A check that does not hold is kept with its place, so the finding can point at it.
+      const parsed = ctx.file.index.parsed;
+      const step: FlowStep | undefined =
+        at && sanitizer in WEAK_GUARDS ? { file: parsed.file.path, line: lineOf(parsed, at.start), note: `checked by \`${snippetOf(parsed, at)}\``, guard: sanitizer } : undefined;
       for (const label of taint) {
         const key = originKey(label.origin);
         const list = ctx.guards.get(key) ?? [];
-        if (list.includes(sanitizer)) continue;
+        if (list.some((existing) => existing.name === sanitizer)) continue;
         if (!ctx.ownGuards) {
           ctx.guards = new Map(ctx.guards);
           ctx.ownGuards = true;
         }
-        ctx.guards.set(key, [...list, sanitizer]);
+        ctx.guards.set(key, [...list, step ? { name: sanitizer, step } : { name: sanitizer }]);
       }
     };
     // Membership tests guard only when failing them leaves: `if (!ALLOWED.includes(x)) throw`, `indexOf(x) === -1`.
@@ -753,7 +785,7 @@ export class TaintEngine {
       if (node.type === 'Identifier' && depth < 2) {
         // `const isAllowed = dirs.some((d) => p.startsWith(d)); if (!isAllowed) throw …`: the check lives in the variable.
         const condition = ctx.scope.findCondition(node.name);
-        if (condition) this.detectGuards(condition, ctx, depth + 1);
+        if (condition) this.detectGuards(condition, ctx, depth + 1, refusal);
         return false;
       }
       if (node.type === 'UnaryExpression' && node.operator === '!') {
@@ -789,7 +821,10 @@ export class TaintEngine {
             // `rel.startsWith('..')` after path.relative, or `p.startsWith(root + sep)`; a root without its separator
             // also admits `/root-other` (CVE-2025-53110).
             const sound = prefix !== undefined || endsWithSeparator(args[0], ctx.file.index);
-            guard(receiver, !sound ? 'prefix-without-separator' : receiver.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment');
+            guard(receiver, !sound ? 'prefix-without-separator' : receiver.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment', node);
+          } else if (SQL_STATEMENT_START.test(prefix)) {
+            // `sql.trim().toLowerCase().startsWith('select')`: the first word, not what the whole text does.
+            guard(receiver, 'sql-keyword-prefix', node);
           } else if (prefix === '-' || !prefix.startsWith('-')) {
             // Checked against `-` or against a fixed start (`https://`, `/`): it cannot be read as an option.
             guard(receiver, 'no-leading-dash');
@@ -819,7 +854,7 @@ export class TaintEngine {
         for (const arg of args) {
           const argTaint = this.peek(arg, ctx);
           if (checks.containment) {
-            guard(argTaint, checks.containment === 'weak' ? 'prefix-without-separator' : argTaint.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment');
+            guard(argTaint, checks.containment === 'weak' ? 'prefix-without-separator' : argTaint.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment', node);
           }
           if (checks.leadingDash) guard(argTaint, 'no-leading-dash');
         }
@@ -1204,6 +1239,12 @@ export class TaintEngine {
       const summary = this.summaryOf(target.fn, target.file);
       return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display));
     }
+    // `adapter.all(sql)` where a few classes of the package (one per database) define `all`: any of them may run.
+    const implementations = method && calleeNode.type === 'MemberExpression' && !isModuleCall ? this.methodImplementations(method) : [];
+    for (const implementation of implementations) {
+      result = union(result, this.applySummary(this.summaryOf(implementation.fn, implementation.file), positional, node, ctx, implementation.file, callee.display));
+    }
+    if (implementations.length > 0) return result;
     if (node.type === 'NewExpression') {
       const name = callee.name;
       if (name === 'URL') return args.length > 1 ? embed(positional[0] ?? CLEAN) : (positional[0] ?? CLEAN);
@@ -1412,6 +1453,18 @@ function fileHints(file: FileContext): number[] {
 function exportedHandlersOf(file: FileContext): Map<AstNode, RequestHandler> {
   file.exportedHandlers ??= new Map(exportedRequestHandlers(file.index).map((handler) => [handler.fn, handler]));
   return file.exportedHandlers;
+}
+
+/** Whether a branch ends the function or refuses (`throw`, `return`), i.e. the `if` around it is a check. */
+function refuses(node: AstNode | null | undefined): boolean {
+  if (!node) return false;
+  if (node.type === 'ThrowStatement' || node.type === 'ReturnStatement') return true;
+  if (node.type === 'ExpressionStatement') {
+    // `abort()`: a helper that throws.
+    const call = unwrap(node.expression);
+    return call?.type === 'CallExpression' && /^(abort|fail|deny|reject|die|bail)/i.test(unwrap(call.callee)?.name ?? '');
+  }
+  return node.type === 'BlockStatement' && node.body.some((statement: AstNode) => refuses(statement));
 }
 
 /** `process.env.HOME` / `process.env.USERPROFILE`. */
