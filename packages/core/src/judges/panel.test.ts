@@ -49,6 +49,8 @@ describe('runPanel consensus', () => {
     expect(expected.dismissed ? result.findings : result.dismissed).toHaveLength(0);
     expect(judged[0]?.consensus).toBe(expected.consensus);
     expect(judged[0]?.votes?.map((vote) => vote.verdict)).toEqual(verdicts);
+    // A panel that cannot agree adds no evidence: never more confident than the rule's prior (fast mode's value).
+    if (judged[0]?.consensus === 'uncertain') expect(judged[0].confidence).toBeLessThanOrEqual(sample().confidence);
   });
 
   it('keeps the input order in both lists and does not mutate the input', async () => {

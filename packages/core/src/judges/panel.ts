@@ -73,7 +73,9 @@ async function castVote(judge: Judge, finding: Finding, context: JudgeContext, s
  *   `uncertain` on a tie, with no votes, or when dismissals lead without a strict majority;
  * - confidence moves the rule's prior in log-odds space by +1 per confirm, −1 per dismiss and −0.25 per uncertain,
  *   then is clamped to 0.05..0.99 and rounded to two decimals. Log-odds make the result independent of vote order
- *   and keep a strong prior strong after a single dissent.
+ *   and keep a strong prior strong after a single dissent;
+ * - a finding whose consensus is `uncertain` never ends above the rule's prior (what fast mode reports): a panel that
+ *   cannot agree has not added evidence.
  */
 export function decide(finding: Finding, votes: JudgeVote[]): { finding: Finding; dismissed: boolean } {
   const count = (verdict: Verdict) => votes.filter((vote) => vote.verdict === verdict).length;
@@ -81,13 +83,10 @@ export function decide(finding: Finding, votes: JudgeVote[]): { finding: Finding
   const dismisses = count('dismiss');
   const uncertains = count('uncertain');
   const dismissed = dismisses * 2 > votes.length;
+  const consensus = dismissed ? 'dismiss' : plurality({ confirm: confirms, dismiss: dismisses, uncertain: uncertains });
+  const moved = panelConfidence(finding.confidence, confirms, dismisses, uncertains);
   return {
-    finding: {
-      ...finding,
-      votes,
-      consensus: dismissed ? 'dismiss' : plurality({ confirm: confirms, dismiss: dismisses, uncertain: uncertains }),
-      confidence: panelConfidence(finding.confidence, confirms, dismisses, uncertains),
-    },
+    finding: { ...finding, votes, consensus, confidence: consensus === 'uncertain' ? Math.min(moved, finding.confidence) : moved },
     dismissed,
   };
 }

@@ -41,6 +41,7 @@ const extractorId = z.enum([
   'mcp-sdk',
   'mcp-sdk-lowlevel',
   'fastmcp-ts',
+  'tool-map',
   'python-fastmcp',
   'python-lowlevel',
   'manifest',

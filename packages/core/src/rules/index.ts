@@ -22,6 +22,7 @@ import ssrf from './ssrf.js';
 import sqlInjection from './sql-injection.js';
 import sensitiveDataExfiltration from './sensitive-data-exfiltration.js';
 import hardcodedExfilEndpoint from './hardcoded-exfil-endpoint.js';
+import linkPreviewExfiltration from './link-preview-exfiltration.js';
 import decodedPayloadExecution from './decoded-payload-execution.js';
 import tlsVerificationDisabled from './tls-verification-disabled.js';
 import httpTransportExposed from './http-transport-exposed.js';
@@ -45,6 +46,7 @@ export const RULES: readonly Rule[] = [
   sqlInjection,
   sensitiveDataExfiltration,
   hardcodedExfilEndpoint,
+  linkPreviewExfiltration,
   decodedPayloadExecution,
   tlsVerificationDisabled,
   httpTransportExposed,

@@ -136,6 +136,7 @@ export type ExtractorId =
   | 'mcp-sdk'
   | 'mcp-sdk-lowlevel'
   | 'fastmcp-ts'
+  | 'tool-map'
   | 'python-fastmcp'
   | 'python-lowlevel'
   | 'manifest'
@@ -223,6 +224,8 @@ export interface TaintFlow {
     role?: ArgvRole;
     /** For command sinks: the program when it is a constant (`git`, `kubectl`). */
     program?: string;
+    /** For network-send sinks: a messaging API that fetches the links in the message to preview them. */
+    linkPreviews?: boolean;
   };
   origin: {
     kind: OriginKind;

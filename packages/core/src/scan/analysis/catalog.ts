@@ -290,6 +290,23 @@ export function isOsOpener(program: string): boolean {
 }
 
 /**
+ * Messaging APIs whose servers fetch every link in a posted message to build a preview, unless the body turns it off:
+ * a message the model writes can carry a URL whose query string holds the conversation or a secret, and the preview
+ * fetch delivers it to the attacker with no click (CVE-2025-34072). `off`: the body fields that turn previews off.
+ */
+const LINK_PREVIEW_APIS: ReadonlyArray<{ endpoint: RegExp; off: readonly string[] }> = [
+  { endpoint: /^https:\/\/slack\.com\/api\/chat\.(postMessage|update|scheduleMessage)\b/, off: ['unfurl_links'] },
+  { endpoint: /^https:\/\/(discord|discordapp)\.com\/api\/(v\d+\/)?(webhooks|channels)\//, off: ['flags'] },
+  { endpoint: /^https:\/\/api\.telegram\.org\/bot[^/]*\/(sendMessage|editMessageText)\b/, off: ['disable_web_page_preview', 'link_preview_options'] },
+];
+
+/** Whether posting a body with these fields to `url` makes the service fetch the links in it. */
+export function linkPreviewsOn(url: string | undefined, bodyFields: readonly string[]): boolean {
+  const api = url === undefined ? undefined : LINK_PREVIEW_APIS.find((candidate) => candidate.endpoint.test(url));
+  return api !== undefined && !api.off.some((field) => bodyFields.includes(field));
+}
+
+/**
  * Packages whose default export opens a URL or file with the OS's handler (on Windows through `cmd /c start` or
  * PowerShell, which re-parse the string: CVE-2025-6514). Their argument is `os-open`.
  */

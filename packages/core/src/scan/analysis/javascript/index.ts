@@ -4,6 +4,7 @@ import type { CodeFact, ParseProblem, SourceFile, ToolDefinition } from '../../m
 import { fastMcpVisitor } from '../../extract/fastmcp-ts.js';
 import type { Extraction, FileVisitor, ToolHandler } from '../../extract/mcp-sdk.js';
 import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
+import { toolMapVisitor } from '../../extract/tool-maps.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
 import type { AstNode } from './ast.js';
 import { offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
@@ -17,7 +18,7 @@ import { TaintEngine, newScope } from './taint.js';
 // them needs no extractor.
 const TOOL_KEYWORDS = wordsPattern([
   'registerTool', 'registerPrompt', 'registerResource', 'tool(', 'prompt(', 'resource(', 'setRequestHandler', 'McpServer',
-  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema',
+  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:', 'tools,',
 ]);
 
 // Every code fact starts at one of these words (or at a long encoded literal): the fact finder only enters subtrees
@@ -52,7 +53,7 @@ export function extractTools(index: FileIndex, facts?: CodeFact[]): Extraction {
   const text = index.parsed.text;
   let offsets = offsetsOf(text, TOOL_KEYWORDS);
   const visitors: FileVisitor[] = [];
-  if (offsets.length > 0) visitors.push(mcpSdkVisitor(index, extraction), fastMcpVisitor(index, extraction));
+  if (offsets.length > 0) visitors.push(mcpSdkVisitor(index, extraction), fastMcpVisitor(index, extraction), toolMapVisitor(index, extraction));
   if (facts) {
     visitors.push(factsVisitor(index, facts));
     offsets = factOffsets(text, offsets);

@@ -1,4 +1,4 @@
-import { classifyArgv, isOptionSensitive, OPENER_PACKAGES, programName, type ArgvRole } from '../catalog.js';
+import { classifyArgv, isOptionSensitive, linkPreviewsOn, OPENER_PACKAGES, programName, type ArgvRole } from '../catalog.js';
 import type { SinkKind } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { objectProperty, propertyName, unwrap } from './ast.js';
@@ -17,6 +17,8 @@ export interface SinkArgument {
   program?: string;
   /** The argument becomes one part of a longer command line (an argv element joined for `shell: true`). */
   embeds?: boolean;
+  /** A message body posted where the service previews its links (see catalog.ts `linkPreviewsOn`). */
+  linkPreviews?: boolean;
   /** Guards implied by the call shape itself (e.g. argv arrays without a shell). */
   sanitizers?: string[];
   /** The URL/host argument of a network call (fixed-host applies only here). */
@@ -144,7 +146,34 @@ function networkOptions(options: AstNode | undefined, bodyKeys: readonly string[
 function withTarget(sinks: SinkArgument[], url: AstNode | undefined, index: FileIndex): SinkArgument[] {
   const target = literalUrl(url, index);
   if (target !== undefined) for (const sink of sinks) sink.target = target;
-  return sinks;
+  // The message text of a post whose links the service previews is a sink of its own.
+  const previewed: SinkArgument[] = [];
+  for (const sink of sinks) {
+    const body = sink.kind === 'network-send' ? bodyObject(sink.node) : undefined;
+    if (!body || !linkPreviewsOn(target, objectKeys(body))) continue;
+    for (const field of MESSAGE_FIELDS) {
+      const text = objectProperty(body, field);
+      if (text) previewed.push({ kind: 'network-send', node: text, linkPreviews: true, ...(target !== undefined && { target }) });
+    }
+  }
+  return [...sinks, ...previewed];
+}
+
+/** Fields of a chat message that carry what readers see (and links the service previews). */
+const MESSAGE_FIELDS = ['text', 'content', 'blocks', 'attachments', 'embeds', 'caption', 'message'];
+
+/** A request body written as an object literal (also inside `JSON.stringify({...})`). */
+function bodyObject(node: AstNode | undefined): AstNode | undefined {
+  let current = unwrap(node);
+  if (current?.type === 'CallExpression' && current.arguments.length > 0) current = unwrap(current.arguments[0]);
+  return current?.type === 'ObjectExpression' ? current : undefined;
+}
+
+function objectKeys(object: AstNode): string[] {
+  return object.properties.flatMap((property: AstNode) => {
+    const key = property.type === 'Property' ? propertyName(property.key, property.computed) : undefined;
+    return key === undefined ? [] : [key];
+  });
 }
 
 const FETCH_BODY = ['body'];

@@ -32,6 +32,7 @@ interface SinkSite {
   role?: ArgvRole;
   program?: string;
   embeds?: boolean;
+  linkPreviews?: boolean;
 }
 
 /** A recognised check: the sanitizer it stands for, and for a check that does not hold, where it is (shown in the flow). */
@@ -560,6 +561,7 @@ export class TaintEngine {
         ...(site.target !== undefined && { target: site.target }),
         ...(site.role !== undefined && { role: site.role }),
         ...(site.program !== undefined && { program: site.program }),
+        ...(site.linkPreviews && { linkPreviews: true }),
       },
       origin: flowOrigin,
       composition: label.embedded || site.embeds ? 'embedded' : 'whole',
@@ -570,7 +572,7 @@ export class TaintEngine {
     const key = [
       site.location.file, site.location.line, site.location.column, kind, flowOrigin.kind, flowOrigin.tool, flowOrigin.param,
       // A remote answer reaching a sink is one problem however many calls fetched it.
-      flowOrigin.kind === 'remote-response' ? '' : flowOrigin.detail, flow.composition, site.role,
+      flowOrigin.kind === 'remote-response' ? '' : flowOrigin.detail, flow.composition, site.role, site.linkPreviews,
     ].join('|');
     // Several paths to one sink from one origin: the flow is only as guarded as its least guarded path.
     const existing = this.flows.get(key);
@@ -592,6 +594,7 @@ export class TaintEngine {
       ...(sink.role !== undefined && { role: sink.role }),
       ...(sink.program !== undefined && { program: sink.program }),
       ...(sink.embeds && { embeds: true }),
+      ...(sink.linkPreviews && { linkPreviews: true }),
     };
   }
 
