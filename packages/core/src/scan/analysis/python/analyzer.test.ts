@@ -65,7 +65,7 @@ const CASES: Case[] = [
   },
   {
     fixture: 'rules/command-injection/benign-py-argv-list',
-    flows: [{ sink: 'command', param: 'host', shell: false, sanitizers: ['execFile-argv'] }],
+    flows: [{ sink: 'command', param: 'host', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] }],
     noFlows: [{ sink: 'command', shell: true }, { sink: 'command', param: 'host', sanitizers: UNGUARDED }],
   },
   {
@@ -78,7 +78,7 @@ const CASES: Case[] = [
   },
   {
     fixture: 'rules/unrestricted-shell-tool/benign-py-enum-subcommand',
-    flows: [{ sink: 'command', param: 'subcommand', sanitizers: ['execFile-argv', 'schema-enum'] }],
+    flows: [{ sink: 'command', param: 'subcommand', sanitizers: ['schema-enum'] }],
     noFlows: [{ sink: 'command', sanitizers: UNGUARDED }],
   },
   {
@@ -509,7 +509,7 @@ describe('python analyzer: package-wide behaviour', () => {
     expect(find({ sink: 'code', origin: 'decoded-constant', detailIncludes: 'import os' })).toHaveLength(1);
     expect(find({ sink: 'code', origin: 'decoded-constant', detailIncludes: 'print(42)' })).toHaveLength(1);
     expect(find({ sink: 'command', tool: 'log', param: 'branch', sanitizers: ['execFile-argv'] })).toHaveLength(1);
-    expect(find({ sink: 'command', tool: 'log', param: 'extra', sanitizers: ['execFile-argv'] })).toHaveLength(1);
+    expect(find({ sink: 'command', tool: 'log', param: 'extra', sanitizers: ['end-of-options', 'execFile-argv'] })).toHaveLength(1);
     expect(find({ sink: 'command', tool: 'log' })).toHaveLength(2);
     expect(find({ sink: 'file-read', tool: 'show', sanitizers: ['realpath-containment'] })).toHaveLength(1);
     expect(find({ sink: 'file-read', tool: 'show' })).toHaveLength(1);

@@ -41,6 +41,7 @@ import {
   SQL_METHODS,
   YAML_LOAD,
 } from './catalog.js';
+import { argvElementGuard, classifyArgv, programName, type ArgvRole } from '../catalog.js';
 import { classConstant, qualify, resolveConstant, type PyHandler, type PyModule, type PyProgram } from './program.js';
 import {
   callArguments,
@@ -67,6 +68,9 @@ interface Taint {
   argv?: 'program' | 'arg';
   /** The argv list starts with a shell and `-c`, so its arguments are shell code again. */
   shellList?: boolean;
+  /** What the element is to the program of a literal argv list (shared catalogue's classifyArgv), and that program. */
+  argvRole?: ArgvRole;
+  argvProgram?: string;
   /** realpath / resolve() applied: a later prefix check is a real containment check. */
   resolved?: boolean;
   /** The low-level `arguments` mapping itself: a constant subscript picks one parameter. */
@@ -210,7 +214,8 @@ class TaintEngine {
         const declared = handler.parameters.find((candidate) => candidate.name === name);
         if (!parameter || !declared) continue;
         const seed = inputTaint(handler.tool, declared, handler.module.path, parameter);
-        this.emit(hit.sink, substitute(seed, hit.taint));
+        const placed = placeInArgv(hit.sink, substitute(seed, hit.taint));
+        this.emit(placed.sink, placed.taint);
       }
       return;
     }
@@ -263,6 +268,24 @@ export function isRestrictivePattern(pattern: string): boolean {
 }
 
 /** The caller's value `outer` standing in for the callee's parameter use `inner`. */
+/**
+ * A command sink as an argv element's place makes it: its role for the program (shell code after `sh -c`, an option
+ * position of git …; every element is one command line with shell=True), and `execFile-argv` for a plain operand. A
+ * sink reached through a helper's parameter has no role yet: the caller's value, substituted in, brings it.
+ */
+function placeInArgv(sink: SinkInfo, taint: Taint): { sink: SinkInfo; taint: Taint } {
+  if (sink.kind !== 'command' || sink.role !== undefined || taint.param) return { sink, taint };
+  const shell = sink.shell === true;
+  const role: ArgvRole | undefined = shell
+    ? taint.argv === 'program' ? 'program' : taint.argv === 'arg' ? 'shell-code' : undefined
+    : (taint.argvRole ?? (taint.argv === 'program' ? 'program' : taint.argv === 'arg' ? 'operand' : undefined));
+  const shellled = shell || !!taint.shellList || role === 'shell-code';
+  const placed: SinkInfo = { ...sink, shell: shellled, ...(role && { role }), ...(taint.argvProgram !== undefined && { program: taint.argvProgram }) };
+  const joined = shell && taint.argv === 'arg' ? derive(taint, { composition: 'embedded' }) : taint;
+  // Without a shell, an argument past the program name cannot start another command (it may still be an option).
+  return { sink: placed, taint: !shellled && role === 'operand' ? withSanitizer([joined], 'execFile-argv')[0]! : joined };
+}
+
 function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
   let origin = outer.origin;
   let sanitizers = [...outer.sanitizers, ...inner.sanitizers];
@@ -286,6 +309,10 @@ function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
   const argv = inner.argv ?? outer.argv;
   if (argv) result.argv = argv;
   if (inner.shellList || outer.shellList) result.shellList = true;
+  const argvRole = inner.argvRole ?? outer.argvRole;
+  if (argvRole) result.argvRole = argvRole;
+  const argvProgram = inner.argvProgram ?? outer.argvProgram;
+  if (argvProgram) result.argvProgram = argvProgram;
   if (inner.resolved || outer.resolved) result.resolved = true;
   if (dict && !inner.param?.key) result.dict = dict;
   // Inside the callee the value either reached the sink as passed (the caller's host pin holds) or was rebuilt.
@@ -320,7 +347,7 @@ function union(...lists: Taint[][]): Taint[] {
 }
 
 function embedded(taints: Taint[]): Taint[] {
-  return taints.map((taint) => derive(taint, { composition: 'embedded', argv: undefined, shellList: undefined, dict: undefined, hostFixed: undefined }));
+  return taints.map((taint) => derive(taint, { composition: 'embedded', argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined, hostFixed: undefined }));
 }
 
 /** `https://api.example.com/…` → `https://api.example.com`; undefined when the text does not pin scheme and host. */
@@ -403,7 +430,7 @@ class Scope {
       case 'for_statement': {
         const left = node.childForFieldName('left');
         const right = node.childForFieldName('right');
-        if (left && right) this.assign(left, this.expression(right).map((taint) => derive(taint, { argv: undefined, shellList: undefined })), right);
+        if (left && right) this.assign(left, this.expression(right).map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined })), right);
         this.children(node);
         return;
       }
@@ -793,7 +820,7 @@ class Scope {
         const name = dottedName(node);
         if (name && qualify(this.module, name) === 'os.environ') return [envTaint(this.module.path, node)];
         const object = node.childForFieldName('object');
-        return object ? this.expression(object).map((taint) => derive(taint, { argv: undefined, shellList: undefined })) : [];
+        return object ? this.expression(object).map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined })) : [];
       }
       case 'call':
         return this.call(node);
@@ -832,14 +859,26 @@ class Scope {
     return taints.map((taint) => derive(taint, { hostFixed: host }));
   }
 
-  /** A list or tuple literal: its first element is the program of an argv, the rest are arguments. */
+  /**
+   * A list or tuple literal: its first element is the program of an argv, the rest are arguments. Each element keeps
+   * what it is to that program (shell code after `sh -c`, an option position of `git`, the opener's target …) and
+   * what its place proves against option injection (after `--`, an option's value, a constant start).
+   */
   private sequence(node: Node): Taint[] {
     const elements = node.namedChildren.filter((child): child is Node => child !== null);
-    const first = stringValue(elements[0]);
+    const texts = elements.map((element) => stringValue(element));
+    const first = texts[0];
     const shellList = first !== undefined && SHELLS.test(first) && elements.some((element) => /^[-/]c$/i.test(stringValue(element) ?? ''));
-    const result: Taint[][] = elements.map((element, index) =>
-      this.expression(element).map((taint) => derive(taint, { argv: index === 0 ? 'program' : 'arg', shellList: shellList || undefined })),
-    );
+    const roles = classifyArgv(texts);
+    const argvProgram = first === undefined ? undefined : programName(first);
+    const result: Taint[][] = elements.map((element, index) => {
+      const start = this.staticText(element).text;
+      const guard = index === 0 ? undefined : argvElementGuard(texts.slice(0, index), start === '' ? undefined : start);
+      const taints = this.expression(element).map((taint) =>
+        derive(taint, { argv: index === 0 ? 'program' : 'arg', shellList: shellList || undefined, argvRole: roles[index], ...(argvProgram !== undefined && { argvProgram }) }),
+      );
+      return guard ? withSanitizer(taints, guard) : taints;
+    });
     return union(...result);
   }
 
@@ -853,7 +892,7 @@ class Scope {
   /** `container[key]` / `container.get(key)`: a constant key on the tool's arguments picks one parameter. */
   private pick(container: Node, key: string | undefined, at: Node): Taint[] {
     return this.expression(container).map((taint) => {
-      if (key === undefined) return derive(taint, { dict: undefined, argv: undefined, shellList: undefined });
+      if (key === undefined) return derive(taint, { dict: undefined, argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
       if (taint.dict) {
         const declared = taint.dict.find((parameter) => parameter.name === key);
         return derive(taint, {
@@ -863,8 +902,8 @@ class Scope {
           steps: [...taint.steps, this.step(at, `argument ${key}`)],
         });
       }
-      if (taint.param && taint.param.key === undefined) return derive(taint, { param: { index: taint.param.index, key }, argv: undefined, shellList: undefined });
-      return derive(taint, { argv: undefined, shellList: undefined });
+      if (taint.param && taint.param.key === undefined) return derive(taint, { param: { index: taint.param.index, key }, argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
+      return derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
     });
   }
 
@@ -933,7 +972,7 @@ class Scope {
     }
     // Unknown calls pass their inputs through: str(x), x.strip(), json.dumps(x), Path(x).
     if (method && EMBEDDING_METHODS.has(method)) return this.hostFixed(node, embedded(union(receiver, allArgs)));
-    return union(receiver.map((taint) => derive(taint, { argv: undefined, shellList: undefined, dict: undefined })), allArgs);
+    return union(receiver.map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined })), allArgs);
   }
 
   private isEnviron(node: Node): boolean {
@@ -966,9 +1005,12 @@ class Scope {
     };
     const boundNodes = parameters.map((name, index) => (index < offset ? undefined : (args.positional[index - offset] ?? args.keywords.get(name))));
     for (const hit of summary.hits) {
-      const adapted = adapt(hit.taint);
       const destination = this.engine.destinationParam.get(hit.sink);
-      if (adapted.length > 0) this.report(destination === undefined ? hit.sink : this.destinationAt(hit.sink, boundNodes[destination]), adapted);
+      const sink = destination === undefined ? hit.sink : this.destinationAt(hit.sink, boundNodes[destination]);
+      for (const taint of adapt(hit.taint)) {
+        const placed = placeInArgv(sink, taint);
+        this.report(placed.sink, [placed.taint]);
+      }
     }
     const returned: Taint[] = [];
     for (const value of summary.returns) {
@@ -1148,10 +1190,8 @@ class Scope {
 
   private commandSink(node: Node, callee: string, taints: Taint[], shell: boolean): void {
     for (const taint of taints) {
-      const shellled = shell || !!taint.shellList;
-      // Without a shell, an argument past the program name cannot start another command.
-      const guarded = !shellled && taint.argv === 'arg';
-      this.report(this.sinkAt(node, 'command', callee, { shell: shellled }), guarded ? withSanitizer([taint], 'execFile-argv') : [taint]);
+      const placed = placeInArgv(this.sinkAt(node, 'command', callee, { shell }), taint);
+      this.report(placed.sink, [placed.taint]);
     }
   }
 
