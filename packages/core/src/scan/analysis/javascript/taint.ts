@@ -571,8 +571,8 @@ export class TaintEngine {
     };
     const key = [
       site.location.file, site.location.line, site.location.column, kind, flowOrigin.kind, flowOrigin.tool, flowOrigin.param,
-      // A remote answer reaching a sink is one problem however many calls fetched it.
-      flowOrigin.kind === 'remote-response' ? '' : flowOrigin.detail, flow.composition, site.role, site.linkPreviews,
+      // A request's data or a remote answer reaching a sink is one problem, whichever part or call it came through.
+      flowOrigin.kind === 'remote-response' || flowOrigin.kind === 'http-request' ? '' : flowOrigin.detail, flow.composition, site.role, site.linkPreviews,
     ].join('|');
     // Several paths to one sink from one origin: the flow is only as guarded as its least guarded path.
     const existing = this.flows.get(key);
