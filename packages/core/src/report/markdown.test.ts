@@ -55,7 +55,7 @@ describe('markdownReporter', () => {
   it('puts details in collapsible sections with evidence, flow and judges', () => {
     expect(output.match(/<details>/g)).toHaveLength(6);
     expect(output).toContain('<summary><b>critical</b> · <code>command-injection</code> · <code>src/my tools/run.ts:42:5</code></summary>');
-    expect(output).toContain('1. `src/my tools/run.ts:30` parameter cmd of tool run\\_task');
+    expect(output).toContain('1. *tool-input* `src/my tools/run.ts:30` parameter cmd of tool run\\_task');
     expect(output).toContain('**Judges:** confirm 2\\, uncertain 1 → confirm');
   });
 

@@ -101,7 +101,7 @@ function findingDetails(finding: Finding): string {
   if (finding.evidence) lines.push(fence(excerpt(visibleBlock(finding.evidence), 20).join('\n')), '');
   if (finding.flow?.length) {
     lines.push('**Flow**', '');
-    finding.flow.forEach((step, index) => lines.push(`${index + 1}. ${code(`${step.file}:${step.line}`)} ${text(step.note)}`));
+    finding.flow.forEach((step, index) => lines.push(`${index + 1}. ${step.kind ? `*${step.kind}* ` : ''}${code(`${step.file}:${step.line}`)} ${text(step.note)}`));
     lines.push('');
   }
   const consensus = describeConsensus(finding);

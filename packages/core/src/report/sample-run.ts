@@ -21,7 +21,7 @@ export function sampleFindings(): Finding[] {
       evidence: 'exec(`git ${cmd}`, (error, stdout) => {\n  resolve(stdout);\n});',
       location: { file: 'src/my tools/run.ts', line: 42, column: 5, endLine: 44, endColumn: 7 },
       flow: [
-        { file: 'src/my tools/run.ts', line: 30, note: 'parameter cmd of tool run_task' },
+        { file: 'src/my tools/run.ts', line: 30, note: 'parameter cmd of tool run_task', kind: 'tool-input' },
         { file: 'src/my tools/run.ts', line: 38, note: 'embedded in template literal' },
         { file: 'src/my tools/run.ts', line: 42, note: 'passed to child_process.exec' },
       ],

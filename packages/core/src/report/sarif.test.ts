@@ -123,8 +123,11 @@ describe('sarifReporter', () => {
     expect(steps).toHaveLength(3);
     expect(steps.map((step) => step.location?.physicalLocation?.region?.startLine)).toEqual([30, 38, 42]);
     expect(steps[2]!.location?.message?.text).toBe('passed to child_process.exec');
+    // The source step is marked, and its kind is a result property for filtering alerts.
+    expect(steps[0]).toMatchObject({ kinds: ['source'], properties: { 'svc/sourceKind': 'tool-input' } });
+    expect(steps[1]!.kinds).toBeUndefined();
     expect(result.partialFingerprints).toEqual({ 'svc/v1': 'a1b2c3d4e5f60718' });
-    expect(result.properties).toMatchObject({ confidence: 0.95, consensus: 'confirm' });
+    expect(result.properties).toMatchObject({ confidence: 0.95, consensus: 'confirm', 'svc/sourceKind': 'tool-input' });
   });
 
   it('locates a tool-description finding at the tool definition, with a logical location for tool and field', () => {

@@ -166,6 +166,8 @@ function toResult(report: ScanReport, finding: Finding, ruleIndex: number, ancho
       ...(finding.consensus ? { consensus: finding.consensus } : {}),
       ...(finding.votes?.length ? { votes: finding.votes } : {}),
       evidence: visible(finding.evidence),
+      // Where the dataflow starts (tool input, an HTTP request, a remote server's answer …), for filtering alerts.
+      ...(finding.flow?.[0]?.kind ? { 'svc/sourceKind': finding.flow[0].kind } : {}),
     },
   };
   if (finding.flow?.length) {
@@ -179,6 +181,7 @@ function toResult(report: ScanReport, finding: Finding, ruleIndex: number, ancho
                   physicalLocation: { artifactLocation: artifactLocation(checkoutPath(report, step.file)), region: { startLine: Math.max(1, step.line) } },
                   message: { text: visible(step.note) },
                 },
+                ...(step.kind ? { kinds: ['source'], properties: { 'svc/sourceKind': step.kind } } : {}),
               }),
             ),
           },

@@ -42,7 +42,7 @@ describe('textReporter', () => {
     expect(output).toContain('at src/my tools/run.ts:42:5');
     expect(output).toContain('at tool get_weather › description');
     expect(output).toContain('│   resolve(stdout);');
-    expect(output).toMatch(/1\. src\/my tools\/run\.ts:30 {2}parameter cmd of tool run_task/);
+    expect(output).toMatch(/1\. \[tool-input\] src\/my tools\/run\.ts:30 {2}parameter cmd of tool run_task/);
     expect(output).toContain('judges: confirm 2, uncertain 1 → confirm');
     expect(output).toContain('- sanitizer: dismiss, host checked against an allowlist');
     expect(output).toContain('ssrf [ssrf] confidence 0.20  dismissed by judges');

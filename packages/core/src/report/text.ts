@@ -93,7 +93,8 @@ function formatFinding(finding: Finding, paint: (style: Style, text: string) => 
   if (finding.flow?.length) {
     lines.push(`      ${paint('dim', 'flow:')}`);
     finding.flow.forEach((step, index) => {
-      lines.push(`        ${index + 1}. ${visibleLine(`${step.file}:${step.line}`)}  ${visibleLine(step.note)}`);
+      const source = step.kind ? `${paint('dim', `[${step.kind}]`)} ` : '';
+      lines.push(`        ${index + 1}. ${source}${visibleLine(`${step.file}:${step.line}`)}  ${visibleLine(step.note)}`);
     });
   }
   const consensus = describeConsensus(finding);

@@ -103,6 +103,15 @@ export function admitsLeadingDash(pattern: string): boolean {
   return true;
 }
 
+/** An anchored pattern without wildcards: `^[a-zA-Z0-9_-]+$` restricts; `^.*$` does not. */
+export function isRestrictivePattern(pattern: string): boolean {
+  if (!pattern.startsWith('^') || !pattern.endsWith('$')) return false;
+  if (/(^|[^\\])\.[*+{]|\\S|\[\^/.test(pattern)) return false;
+  // Shell and path metacharacters admitted by a character class defeat the purpose.
+  const classes = pattern.match(/\[[^\]]*\]/g) ?? [];
+  return !classes.some((cls) => /[;&|`$<>]|\\s|\.\.|\//.test(cls));
+}
+
 /** Whether `sanitizers` make a flow into `kind` safe. */
 export function isGuarded(kind: GuardedKind, sanitizers: readonly string[]): boolean {
   return sanitizers.some((name) => SANITIZER_PROTECTS[name]?.includes(kind) === true);

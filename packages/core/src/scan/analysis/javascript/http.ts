@@ -89,8 +89,9 @@ export function routeHandlers(
   }
   if (!ROUTE_METHODS.has(method) || method === 'on') return [];
   const path = routePath(args[0], index);
-  // `map.get('/key', fallback)` is not a route: a path first, or an app made by a web framework.
-  if (path === undefined && !isServerObject(calleeNode.object, index)) return [];
+  // `map.get('/key', fallback)` is not a route: a path first, or an app made by a web framework handed a function
+  // (`app.use(fn)`). Most calls by these names (`map.get(key)`) hand over no function and are not looked at further.
+  if (path === undefined && !(args.some((arg) => isFunction(unwrap(arg))) && isServerObject(calleeNode.object, index))) return [];
   // Fastify's shorthand takes an options object before the handler (`app.get('/x', { schema }, fn)`).
   const rest = (path === undefined ? args : args.slice(1)).filter((arg) => unwrap(arg)?.type !== 'ObjectExpression');
   return handlers(rest, `${method.toUpperCase()} ${path ?? ''}`.trim(), method);

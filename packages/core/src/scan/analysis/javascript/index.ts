@@ -11,14 +11,14 @@ import { offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
 import { factsVisitor } from './facts.js';
 import type { FileIndex } from './file-index.js';
 import { buildFileIndex, resolveRelativeImport } from './file-index.js';
-import type { FileContext } from './taint.js';
-import { TaintEngine, newScope } from './taint.js';
+import { newScope, type FileContext } from './scope.js';
+import { TaintEngine } from './taint.js';
 
 // Every tool declaration of a supported framework contains one of these words; a file (or a subtree) without any of
 // them needs no extractor.
 const TOOL_KEYWORDS = wordsPattern([
   'registerTool', 'registerPrompt', 'registerResource', 'tool(', 'prompt(', 'resource(', 'setRequestHandler', 'McpServer',
-  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:', 'tools,',
+  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:',
 ]);
 
 // Every code fact starts at one of these words (or at a long encoded literal): the fact finder only enters subtrees

@@ -2,15 +2,16 @@
 // tool inputs (or other origins) through variables, expressions and calls, and recording a TaintFlow whenever such a
 // value reaches a sink argument. Helper functions are summarised once (which parameters reach which sinks and the
 // return value) and the summary is reused at every call site.
-import { admitsLeadingDash, argvElementGuard, REMOTE_RESPONSE_SINKS, WEAK_GUARDS, type ArgvRole, type SourceKind } from '../catalog.js';
+import { admitsLeadingDash, argvElementGuard, isRestrictivePattern, REMOTE_RESPONSE_SINKS, WEAK_GUARDS, type ArgvRole, type SourceKind } from '../catalog.js';
 import type { FlowStep, SinkKind, SourceLocation, TaintFlow, ToolDefinition } from '../../model.js';
-import type { ToolHandler } from '../../extract/mcp-sdk.js';
 import type { AstNode } from './ast.js';
-import { containsOffset, isFunction, lineOf, locationOf, memberName, objectProperty, offsetsOf, propertyName, snippetOf, unwrap, walk, wordsPattern } from './ast.js';
+import { containsOffset, isFunction, lineOf, locationOf, memberName, offsetsOf, propertyName, snippetOf, unwrap, walk, wordsPattern } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
-import type { FileIndex, ImportBinding } from './file-index.js';
-import { resolveRelativeImport, staticString, staticValue } from './file-index.js';
+import { staticString, staticValue } from './file-index.js';
+import { CONDITION_TYPES, endsWithSeparator, HelperCheckCache, NORMALISING_METHODS, refuses, removesAllButSafeCharacters, SQL_STATEMENT_START } from './guards.js';
+import { CallResolver, type Target } from './resolver.js';
+import { Scope, type FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
 import { sinkArguments, staticPrefix } from './sinks.js';
 import type { Label, Taint } from './labels.js';
@@ -41,27 +42,9 @@ interface Guard {
   step?: FlowStep;
 }
 
-/** What a helper function checks about its arguments (see `helperChecks`). */
-interface HelperChecks {
-  containment?: 'sound' | 'weak';
-  leadingDash?: boolean;
-  throws: boolean;
-}
-
 interface Summary {
   sinks: Array<{ param: number; path?: string; site: SinkSite; label: Label }>;
   returns: Label[];
-}
-
-export interface FileContext {
-  index: FileIndex;
-  handlers: Map<AstNode, ToolHandler>;
-  dispatchers: Set<AstNode>;
-  moduleScope: Scope;
-  /** Sorted offsets of possible taint sources and of handlers (computed on first use); see `mayMatter`. */
-  hints?: number[];
-  /** Functions a framework calls with a request by convention (Next.js route exports …), computed on first use. */
-  exportedHandlers?: Map<AstNode, RequestHandler>;
 }
 
 /**
@@ -73,81 +56,11 @@ const SOURCE_HINTS = wordsPattern([
   'process.env', 'homedir', 'HOME', 'USERPROFILE', '.ssh', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', '.aws', 'gcloud',
   'npmrc', 'pypirc', 'git-credentials', 'netrc', '.docker', '.kube', '.env', 'eychain', 'Cookies', 'Login Data',
   'Local State', 'Chrome', 'Firefox', 'mozilla', 'Brave', '_history', 'pgpass', 'wallet', 'gnupg', 'solana', 'base64',
-  'hex', 'atob', 'fromCharCode', 'createServer', 'serve(', 'fetch', 'axios', 'got(', 'callTool', 'readResource',
-  'getPrompt', 'redirectToAuthorization', 'discover',
+  'hex', 'atob', 'fromCharCode', 'createServer', 'serve(', 'callTool', 'readResource', 'getPrompt', 'redirectToAuthorization',
+  'discoverOAuth', 'discoverAuthorization', 'startAuthorization',
 ]);
 /** Route registrations (`app.get('/x', …)`, `server.on('request', …)`), where request handlers hide inside other functions. */
 const ROUTE_HINTS = /\.(?:get|post|put|patch|delete|all|options|head|use|route)\(\s*['"`]\/|\.on\(\s*['"]request['"]/g;
-
-export class Scope {
-  readonly vars = new Map<string, Taint>();
-  readonly functions = new Map<string, AstNode>();
-  /** Conditions kept in a variable (`const ok = dirs.some(…)`), so `if (!ok)` is read as the check it stands for. */
-  readonly conditions = new Map<string, AstNode>();
-  /** Local constants with a known text (`const command = "kubectl"`), for the sinks that care which program runs. */
-  readonly constants = new Map<string, string>();
-  /** Some variable of this scope holds a tainted value. */
-  tainted = false;
-  constructor(readonly parent?: Scope) {}
-
-  private self(): Scope {
-    return this;
-  }
-
-  lookup(name: string): Taint {
-    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
-      const taint = scope.vars.get(name);
-      if (taint) return taint;
-    }
-    return CLEAN;
-  }
-
-  declare(name: string, taint: Taint): void {
-    if (significant(taint)) this.tainted = true;
-    this.vars.set(name, union(this.vars.get(name) ?? CLEAN, taint));
-  }
-
-  anyTainted(): boolean {
-    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) if (scope.tainted) return true;
-    return false;
-  }
-
-  /** Assignment is a weak update: a variable keeps what it may have held on any path. */
-  assign(name: string, taint: Taint): void {
-    if (significant(taint)) this.tainted = true;
-    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
-      if (scope.vars.has(name)) {
-        scope.vars.set(name, union(scope.vars.get(name) ?? CLEAN, taint));
-        return;
-      }
-    }
-    this.vars.set(name, taint);
-  }
-
-  findConstant(name: string): string | undefined {
-    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
-      const text = scope.constants.get(name);
-      if (text !== undefined) return text;
-    }
-    return undefined;
-  }
-
-  findCondition(name: string): AstNode | undefined {
-    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
-      const condition = scope.conditions.get(name);
-      if (condition) return condition;
-    }
-    return undefined;
-  }
-
-  findFunction(name: string): AstNode | undefined {
-    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
-      const fn = scope.functions.get(name);
-      if (fn) return fn;
-    }
-    return undefined;
-  }
-}
 
 interface Ctx {
   file: FileContext;
@@ -161,10 +74,6 @@ interface Ctx {
   budget: { left: number };
   /** Inside a handler, a summary or a function called with tainted arguments: nothing may be skipped. */
   live: boolean;
-}
-
-export function newScope(): Scope {
-  return new Scope();
 }
 
 /** A constant `scheme://host/` (path, query or fragment must follow) at the start of a URL: the host is not the model's choice. */
@@ -193,21 +102,9 @@ const GLOBAL_PROPAGATORS: Record<string, Set<string>> = {
   'global:path': new Set(['join', 'resolve', 'normalize']),
 };
 const NUMERIC = new Set(['Number', 'parseInt', 'parseFloat', 'BigInt']);
-/** String methods that only normalise case or spacing: a check on the result is a check on the string. */
-const NORMALISING_METHODS = new Set(['trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'toLocaleLowerCase', 'toLocaleUpperCase', 'normalize']);
-/** A statement kind checked by its first word (`startsWith('select')`). */
-const SQL_STATEMENT_START = /^(select|with|insert|update|delete|show|describe|explain|pragma|values)\b/i;
-/** How many classes may define a method name before a call by that name is too ambiguous to follow. */
-const MAX_IMPLEMENTATIONS = 4;
-/** Method names of the built-in prototypes (strings, lists, maps, promises, URLs, dates, functions). */
-const BUILTIN_METHODS = new Set(
-  [String, Array, Object, Map, Set, Promise, Date, RegExp, Number, Function, URL, URLSearchParams, Error].flatMap((type) => Object.getOwnPropertyNames(type.prototype)),
-);
 
 /** Origins an outsider chooses (a URL from one of these points at a server nobody vetted). */
 const OUTSIDER = new Set(['tool-input', 'http-request', 'remote-response', 'request', 'request-params']);
-/** Initialisers that may be a check kept in a variable for a later `if`. */
-const CONDITION_TYPES = new Set(['CallExpression', 'BinaryExpression', 'LogicalExpression', 'UnaryExpression', 'AwaitExpression']);
 /** Library functions whose result does not carry their argument's content: hashes, escaping, checks, counts. */
 const OPAQUE_FUNCTION_NAME =
   /escape|quote|sanitiz|hash|digest|encrypt|^(sign|verify|validate|compare|count|uuid|random|exists|stat|log|debug|info|warn|error|emit|send|write|spawn|exec|fork)|^(is|has)[A-Z]|(Valid|Count|Length|Size)$/;
@@ -222,13 +119,19 @@ export class TaintEngine {
   private readonly flows = new Map<string, TaintFlow>();
   private readonly summaries = new Map<AstNode, Summary>();
   private readonly inProgress = new Set<AstNode>();
-  private readonly helperCache = new Map<AstNode, HelperChecks | undefined>();
+  private readonly helperChecks = new HelperCheckCache();
   private readonly toolParams = new Map<string, ToolDefinition>();
-  /** Methods of the package's classes by name (built on first use), for calls whose receiver's class is unknown. */
-  private methodOwners?: Map<string, Array<{ fn: AstNode; file: FileContext }>>;
+
+  private readonly resolver: CallResolver;
 
   constructor(private readonly options: TaintOptions) {
     for (const tool of options.tools) if (tool.kind === 'tool' && !this.toolParams.has(tool.name)) this.toolParams.set(tool.name, tool);
+    this.resolver = new CallResolver(options.files);
+  }
+
+  /** The function of the package a call goes to (see resolver.ts). */
+  private resolveCall(calleeNode: AstNode, ctx: Ctx): Target | undefined {
+    return this.resolver.resolve(calleeNode, ctx.scope, ctx.file);
   }
 
   run(): TaintFlow[] {
@@ -346,125 +249,6 @@ export class TaintEngine {
     this.inProgress.delete(fn);
     cache.set(fn, summary);
     return summary;
-  }
-
-  /** The function a call goes to, when it is in this package: local, same file, a class method, or a relative import. */
-  private resolveTarget(calleeNode: AstNode, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
-    const callee = unwrap(calleeNode);
-    const index = ctx.file.index;
-    if (callee?.type === 'Identifier') {
-      const local = ctx.scope.findFunction(callee.name) ?? index.functions.get(callee.name);
-      if (local) return { fn: local, file: ctx.file };
-      const binding = index.imports.get(callee.name);
-      if (binding && binding.imported !== '*') return this.importedFunction(binding.source, binding.imported, ctx);
-      return undefined;
-    }
-    if (callee?.type === 'MemberExpression') {
-      const object = unwrap(callee.object);
-      const name = memberName(callee);
-      if (!name) return undefined;
-      if (object?.type === 'ThisExpression') {
-        const method = index.methods.get(name);
-        if (method) return { fn: method, file: ctx.file };
-      }
-      if (object?.type === 'Identifier') {
-        const binding = index.imports.get(object.name);
-        // `import * as utils from './utils.js'` and tsc's `utils_js_1.helper`
-        if (binding && (binding.imported === '*' || binding.imported === 'default')) return this.importedFunction(binding.source, name, ctx);
-        // `import { manager } from './manager.js'` with `export const manager = new Manager()`: a method of the singleton.
-        if (binding) return this.importedSingletonMethod(binding, name, ctx);
-        // `const TOOL = { name, handler: run }` … `TOOL.handler(args)`
-        const literal = unwrap(index.variables.get(object.name));
-        if (literal?.type === 'ObjectExpression') {
-          const value = unwrap(objectProperty(literal, name));
-          const fn = isFunction(value) ? value : value?.type === 'Identifier' ? index.functions.get(value.name) : undefined;
-          if (fn) return { fn, file: ctx.file };
-        }
-      }
-      // `service.fetchFile(key)`, `this.client.run(cmd)`, `new Helper().run(x)`: a method of the package's own classes,
-      // when only one of them has a method of that name.
-      return this.uniqueMethod(name);
-    }
-    return undefined;
-  }
-
-  /**
-   * The method of that name when exactly one class of the package defines one. Names of the language's own methods
-   * (`toString`, `map`, `then`, `get`) are left alone: the receiver is at least as likely a string, list or promise.
-   */
-  private uniqueMethod(name: string): { fn: AstNode; file: FileContext } | undefined {
-    const owners = this.methodImplementations(name);
-    return owners.length === 1 ? owners[0] : undefined;
-  }
-
-  /**
-   * The package's methods of that name, when a few classes define it (implementations of one interface: a database
-   * adapter per engine): a call on an unknown receiver may reach any of them. More than a few is a common name.
-   */
-  private methodImplementations(name: string): Array<{ fn: AstNode; file: FileContext }> {
-    if (BUILTIN_METHODS.has(name)) return [];
-    if (!this.methodOwners) {
-      this.methodOwners = new Map();
-      for (const file of this.options.files.values()) {
-        for (const [method, fn] of file.index.methods) {
-          const owners = this.methodOwners.get(method) ?? [];
-          owners.push({ fn, file });
-          this.methodOwners.set(method, owners);
-        }
-      }
-    }
-    const owners = this.methodOwners.get(name) ?? [];
-    return owners.length <= MAX_IMPLEMENTATIONS ? owners : [];
-  }
-
-  private importedFunction(source: string, name: string, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
-    const found = this.exportedFrom(ctx.file, source, name, 0);
-    return found?.fn ? { fn: found.fn, file: found.file } : undefined;
-  }
-
-  private importedSingletonMethod(binding: ImportBinding, method: string, ctx: Ctx): { fn: AstNode; file: FileContext } | undefined {
-    const found = this.exportedFrom(ctx.file, binding.source, binding.imported, 0);
-    if (found?.value?.type === 'ObjectExpression') {
-      // `export const tool = { name, async handler(input) {…} }` … `tool.handler(input)`
-      const value = unwrap(objectProperty(found.value, method));
-      const fn = isFunction(value) ? value : value?.type === 'Identifier' ? found.file.index.functions.get(value.name) : undefined;
-      return fn ? { fn, file: found.file } : undefined;
-    }
-    if (found?.value?.type !== 'NewExpression') return undefined;
-    const fn = found.file.index.methods.get(method);
-    return fn ? { fn, file: found.file } : undefined;
-  }
-
-  /**
-   * What module `source` (relative to `from`) exports under `name`: a function, or the expression of an exported value.
-   * Barrel files (`export * from`, `export { x } from`) are followed a few levels deep.
-   */
-  private exportedFrom(
-    from: FileContext,
-    source: string,
-    name: string,
-    depth: number,
-  ): { fn?: AstNode; value?: AstNode; file: FileContext } | undefined {
-    if (!source.startsWith('.') || depth > 4) return undefined;
-    const target = this.resolveImport(from.index.parsed.file.path, source);
-    if (!target) return undefined;
-    const { index } = target;
-    const fn = index.exports.get(name) ?? index.functions.get(name);
-    if (fn) return { fn, file: target };
-    const value = index.exportedValues.get(name);
-    if (value) return { value: unwrap(value), file: target };
-    const named = index.reExports.get(name);
-    if (named) return this.exportedFrom(target, named.source, named.imported, depth + 1);
-    for (const star of index.starExports) {
-      const found = this.exportedFrom(target, star, name, depth + 1);
-      if (found) return found;
-    }
-    return undefined;
-  }
-
-  private resolveImport(fromPath: string, source: string): FileContext | undefined {
-    const path = resolveRelativeImport(fromPath, source, (candidate) => this.options.files.has(candidate));
-    return path === undefined ? undefined : this.options.files.get(path);
   }
 
   private applySummary(summary: Summary, args: Taint[], call: AstNode, ctx: Ctx, target: FileContext, display: string): Taint {
@@ -851,8 +635,8 @@ export class TaintEngine {
         for (const arg of args) guard(this.peek(arg, ctx), 'validator');
         return true;
       }
-      const target = this.resolveTarget(node.callee, ctx);
-      const checks = target ? this.helperChecks(target.fn, target.file.index) : undefined;
+      const target = this.resolveCall(node.callee, ctx);
+      const checks = target ? this.helperChecks.of(target.fn, target.file.index) : undefined;
       if (checks) {
         for (const arg of args) {
           const argTaint = this.peek(arg, ctx);
@@ -871,8 +655,8 @@ export class TaintEngine {
     const callee = unwrap(call.callee);
     const name = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
     if (name && /^(assert|invariant|ok$|strictEqual$)/.test(name)) return true;
-    const target = this.resolveTarget(call.callee, ctx);
-    return target !== undefined && this.helperChecks(target.fn, target.file.index)?.throws === true;
+    const target = this.resolveCall(call.callee, ctx);
+    return target !== undefined && this.helperChecks.of(target.fn, target.file.index)?.throws === true;
   }
 
   /** Tainted values a guard callback compares against (`list.some((d) => url.hostname.endsWith(d))`). */
@@ -890,39 +674,6 @@ export class TaintEngine {
   }
 
   /** Whether a helper's body compares paths for containment (`startsWith(root)`, `path.relative(…)`). */
-  /**
-   * What a helper checks about the values it is given, so a call to it guards them: path containment (`startsWith(root)`,
-   * `path.relative`), sound or missing its separator, and leading dashes (`arg.startsWith('-')`, `/^-/`), looking one
-   * call deeper into helpers of the same file. `throws`: it can refuse, so calling it as a statement is an assertion.
-   */
-  private helperChecks(fn: AstNode, index: FileIndex, depth = 0): HelperChecks | undefined {
-    if (this.helperCache.has(fn)) return this.helperCache.get(fn);
-    this.helperCache.set(fn, undefined);
-    const checks: HelperChecks = { throws: false };
-    walk(fn, (node) => {
-      if (node.type === 'ThrowStatement') checks.throws = true;
-      if (node.type === 'Literal' && node.regex && /^\^\\?-/.test(node.regex.pattern)) checks.leadingDash = true;
-      if (node.type !== 'CallExpression') return true;
-      const callee = unwrap(node.callee);
-      const name = callee?.type === 'MemberExpression' ? memberName(callee) : callee?.type === 'Identifier' ? callee.name : undefined;
-      const first = unwrap(node.arguments[0]);
-      if (name === 'startsWith' && first?.type !== 'Literal' && checks.containment !== 'sound') checks.containment = endsWithSeparator(first, index) ? 'sound' : 'weak';
-      if (name === 'startsWith' && staticString(first, index) === '-') checks.leadingDash = true;
-      if (name === 'relative' && callee?.object?.type === 'Identifier' && /path/i.test(callee.object.name)) checks.containment = 'sound';
-      const inner = callee?.type === 'Identifier' && depth < 2 ? index.functions.get(callee.name) : undefined;
-      const nested = inner && inner !== fn ? this.helperChecks(inner, index, depth + 1) : undefined;
-      if (nested) {
-        checks.throws ||= nested.throws;
-        checks.leadingDash ||= nested.leadingDash;
-        if (nested.containment && checks.containment !== 'sound') checks.containment = nested.containment;
-      }
-      return true;
-    });
-    const found = checks.containment || checks.leadingDash ? checks : undefined;
-    this.helperCache.set(fn, found);
-    return found;
-  }
-
   // ─── Bindings ─────────────────────────────────────────────────────────────────────────────────
 
   private bind(pattern: AstNode, taint: Taint, ctx: Ctx, note: boolean): void {
@@ -1229,7 +980,7 @@ export class TaintEngine {
     const known = this.knownCall(callee, method, node, args, positional, receiver, ctx);
     if (known !== undefined) return union(result, known);
 
-    const target = this.resolveTarget(calleeNode, ctx);
+    const target = this.resolveCall(calleeNode, ctx);
     if (target) {
       const inline = positional.some((taint) => taint.some((label) => label.origin.kind === 'tool-name' || label.origin.kind === 'request'));
       if (inline && !this.inProgress.has(target.fn)) {
@@ -1243,7 +994,7 @@ export class TaintEngine {
       return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display));
     }
     // `adapter.all(sql)` where a few classes of the package (one per database) define `all`: any of them may run.
-    const implementations = method && calleeNode.type === 'MemberExpression' && !isModuleCall ? this.methodImplementations(method) : [];
+    const implementations = method && calleeNode.type === 'MemberExpression' && !isModuleCall ? this.resolver.implementations(method) : [];
     for (const implementation of implementations) {
       result = union(result, this.applySummary(this.summaryOf(implementation.fn, implementation.file), positional, node, ctx, implementation.file, callee.display));
     }
@@ -1281,7 +1032,7 @@ export class TaintEngine {
         files.set(value as AstNode, ctx.file);
         return value;
       }
-      const target = value?.type === 'Identifier' || value?.type === 'MemberExpression' ? this.resolveTarget(value, ctx) : undefined;
+      const target = value?.type === 'Identifier' || value?.type === 'MemberExpression' ? this.resolveCall(value, ctx) : undefined;
       if (target) files.set(target.fn, target.file);
       return target?.fn;
     });
@@ -1458,47 +1209,11 @@ function exportedHandlersOf(file: FileContext): Map<AstNode, RequestHandler> {
   return file.exportedHandlers;
 }
 
-/** Whether a branch ends the function or refuses (`throw`, `return`), i.e. the `if` around it is a check. */
-function refuses(node: AstNode | null | undefined): boolean {
-  if (!node) return false;
-  if (node.type === 'ThrowStatement' || node.type === 'ReturnStatement') return true;
-  if (node.type === 'ExpressionStatement') {
-    // `abort()`: a helper that throws.
-    const call = unwrap(node.expression);
-    return call?.type === 'CallExpression' && /^(abort|fail|deny|reject|die|bail)/i.test(unwrap(call.callee)?.name ?? '');
-  }
-  return node.type === 'BlockStatement' && node.body.some((statement: AstNode) => refuses(statement));
-}
-
 /** `process.env.HOME` / `process.env.USERPROFILE`. */
 function isHomeVariable(node: AstNode): boolean {
   const object = unwrap(node.object);
   const name = memberName(node);
   return (name === 'HOME' || name === 'USERPROFILE') && object?.type === 'MemberExpression' && memberName(object) === 'env' && unwrap(object.object)?.name === 'process';
-}
-
-/** Whether a containment prefix ends with a path separator: `root + path.sep`, `` `${root}/` ``, a constant `'/srv/data/'`. */
-function endsWithSeparator(node: AstNode | undefined, index: FileIndex, depth = 0): boolean {
-  const current = unwrap(node);
-  if (!current || depth > 3) return false;
-  const text = staticString(current, index);
-  if (text !== undefined) return /[\\/]$/.test(text);
-  if (current.type === 'MemberExpression') return memberName(current) === 'sep';
-  if (current.type === 'BinaryExpression' && current.operator === '+') return endsWithSeparator(current.right, index, depth + 1);
-  if (current.type === 'TemplateLiteral') {
-    const tail = current.quasis.at(-1)?.value.cooked ?? '';
-    return tail !== '' ? /[\\/]$/.test(tail) : endsWithSeparator(current.expressions.at(-1), index, depth + 1);
-  }
-  if (current.type === 'Identifier') return endsWithSeparator(index.variables.get(current.name), index, depth + 1);
-  return false;
-}
-
-/** `.replace(/[^a-z0-9_-]/g, '')`: everything outside a class without path or shell metacharacters is removed. */
-function removesAllButSafeCharacters(node: AstNode | undefined): boolean {
-  const regex = unwrap(node)?.regex as { pattern: string; flags: string } | undefined;
-  if (!regex || !regex.flags.includes('g')) return false;
-  const match = /^\[\^([^\]]*)\][+*]?$/.exec(regex.pattern);
-  return match !== null && match[1] !== undefined && !/[./\\;&|`$<>'"\s]|\\[sSWD]/.test(match[1].replace(/\\[wd-]/g, ''));
 }
 
 function rootIdentifier(node: AstNode): string | undefined {
@@ -1512,11 +1227,3 @@ function isHostish(node: AstNode, ctx: Ctx): boolean {
   return /host|origin|domain|url/i.test(text);
 }
 
-/** An anchored pattern without wildcards: `^[a-zA-Z0-9_-]+$` restricts; `^.*$` does not. */
-export function isRestrictivePattern(pattern: string): boolean {
-  if (!pattern.startsWith('^') || !pattern.endsWith('$')) return false;
-  if (/(^|[^\\])\.[*+{]|\\S|\[\^/.test(pattern)) return false;
-  // Shell and path metacharacters admitted by a character class defeat the purpose.
-  const classes = pattern.match(/\[[^\]]*\]/g) ?? [];
-  return !classes.some((cls) => /[;&|`$<>]|\\s|\.\.|\//.test(cls));
-}

@@ -41,7 +41,7 @@ import {
   SQL_METHODS,
   YAML_LOAD,
 } from './catalog.js';
-import { argvElementGuard, classifyArgv, programName, type ArgvRole } from '../catalog.js';
+import { argvElementGuard, classifyArgv, isRestrictivePattern, programName, type ArgvRole } from '../catalog.js';
 import { classConstant, qualify, resolveConstant, type PyHandler, type PyModule, type PyProgram } from './program.js';
 import {
   callArguments,
@@ -261,11 +261,6 @@ function schemaSanitizers(parameter: ToolParameter): string[] {
   return sanitizers;
 }
 
-/** Anchored at both ends and without an unbounded wildcard: the value cannot smuggle separators or metacharacters. */
-export function isRestrictivePattern(pattern: string): boolean {
-  if (!/^\^/.test(pattern) || !/(?<!\\)\$$/.test(pattern)) return false;
-  return !/(?<!\\)\.[*+{]|\\S[*+]|\[\^[^\]]*\][*+]/.test(pattern);
-}
 
 /** The caller's value `outer` standing in for the callee's parameter use `inner`. */
 /**

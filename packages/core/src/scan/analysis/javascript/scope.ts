@@ -1,0 +1,93 @@
+// What the JS/TS dataflow keeps per file and per function body: the file's context, and the variables, local
+// functions, conditions and constants of a scope.
+import type { ToolHandler } from '../../extract/mcp-sdk.js';
+import type { AstNode } from './ast.js';
+import type { FileIndex } from './file-index.js';
+import type { RequestHandler } from './http.js';
+import type { Taint } from './labels.js';
+import { CLEAN, significant, union } from './labels.js';
+
+export interface FileContext {
+  index: FileIndex;
+  handlers: Map<AstNode, ToolHandler>;
+  dispatchers: Set<AstNode>;
+  moduleScope: Scope;
+  /** Sorted offsets of possible taint sources and of handlers (computed on first use); see `mayMatter`. */
+  hints?: number[];
+  /** Functions a framework calls with a request by convention (Next.js route exports …), computed on first use. */
+  exportedHandlers?: Map<AstNode, RequestHandler>;
+}
+
+export class Scope {
+  readonly vars = new Map<string, Taint>();
+  readonly functions = new Map<string, AstNode>();
+  /** Conditions kept in a variable (`const ok = dirs.some(…)`), so `if (!ok)` is read as the check it stands for. */
+  readonly conditions = new Map<string, AstNode>();
+  /** Local constants with a known text (`const command = "kubectl"`), for the sinks that care which program runs. */
+  readonly constants = new Map<string, string>();
+  /** Some variable of this scope holds a tainted value. */
+  tainted = false;
+  constructor(readonly parent?: Scope) {}
+
+  private self(): Scope {
+    return this;
+  }
+
+  lookup(name: string): Taint {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const taint = scope.vars.get(name);
+      if (taint) return taint;
+    }
+    return CLEAN;
+  }
+
+  declare(name: string, taint: Taint): void {
+    if (significant(taint)) this.tainted = true;
+    this.vars.set(name, union(this.vars.get(name) ?? CLEAN, taint));
+  }
+
+  anyTainted(): boolean {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) if (scope.tainted) return true;
+    return false;
+  }
+
+  /** Assignment is a weak update: a variable keeps what it may have held on any path. */
+  assign(name: string, taint: Taint): void {
+    if (significant(taint)) this.tainted = true;
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      if (scope.vars.has(name)) {
+        scope.vars.set(name, union(scope.vars.get(name) ?? CLEAN, taint));
+        return;
+      }
+    }
+    this.vars.set(name, taint);
+  }
+
+  findConstant(name: string): string | undefined {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const text = scope.constants.get(name);
+      if (text !== undefined) return text;
+    }
+    return undefined;
+  }
+
+  findCondition(name: string): AstNode | undefined {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const condition = scope.conditions.get(name);
+      if (condition) return condition;
+    }
+    return undefined;
+  }
+
+  findFunction(name: string): AstNode | undefined {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const fn = scope.functions.get(name);
+      if (fn) return fn;
+    }
+    return undefined;
+  }
+}
+
+export function newScope(): Scope {
+  return new Scope();
+}
