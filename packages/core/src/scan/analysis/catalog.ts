@@ -112,6 +112,9 @@ export function isRestrictivePattern(pattern: string): boolean {
   return !classes.some((cls) => /[;&|`$<>]|\\s|\.\.|\//.test(cls));
 }
 
+/** A statement kind checked by its first word (`startsWith('select')`), a weak guard for SQL. */
+export const SQL_STATEMENT_START = /^(select|with|insert|update|delete|show|describe|explain|pragma|values)\b/i;
+
 /** Whether `sanitizers` make a flow into `kind` safe. */
 export function isGuarded(kind: GuardedKind, sanitizers: readonly string[]): boolean {
   return sanitizers.some((name) => SANITIZER_PROTECTS[name]?.includes(kind) === true);

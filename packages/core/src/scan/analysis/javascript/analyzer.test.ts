@@ -415,6 +415,29 @@ describe('javascriptAnalyzer on generated projects', () => {
     const result = await analyzeDir(dir);
     expect(result.flows.map(describeFlow)).toEqual([]);
   });
+
+  it.each([
+    ['express, inside a start-up function', 'src/server.ts', "import express from 'express';\nimport { exec } from 'node:child_process';\nexport function start() {\n  const app = express();\n  app.get('/run', (req, res) => { exec(`git log ${req.query.ref}`); res.end(); });\n  app.listen(3000);\n}\n"],
+    ['koa context', 'src/server.ts', "import Koa from 'koa';\nimport { exec } from 'node:child_process';\nconst app = new Koa();\napp.use(async (ctx) => { exec('convert ' + ctx.query.file); });\n"],
+    ['hono context', 'src/server.ts', "import { Hono } from 'hono';\nimport { exec } from 'node:child_process';\nconst app = new Hono();\napp.post('/build', async (c) => { const body = await c.req.json(); exec(`make ${body.target}`); return c.text('ok'); });\n"],
+    ['fastify route options', 'src/server.ts', "import Fastify from 'fastify';\nimport { exec } from 'node:child_process';\nconst app = Fastify();\napp.route({ method: 'GET', url: '/x', handler: async (request) => exec('ls ' + request.query.dir) });\n"],
+    ['node:http server', 'src/server.ts', "import http from 'node:http';\nimport { exec } from 'node:child_process';\nhttp.createServer((req, res) => { const url = new URL(req.url, 'http://localhost'); exec('ping ' + url.searchParams.get('host')); res.end(); }).listen(8080);\n"],
+    ['Next.js route handler', 'app/api/run/route.ts', "import { exec } from 'node:child_process';\nexport async function POST(request: Request) {\n  const { cmd } = await request.json();\n  exec(`echo ${cmd}`);\n  return new Response('ok');\n}\n"],
+    ['Workers fetch export', 'src/worker.ts', "import { exec } from 'node:child_process';\nexport default {\n  async fetch(request: Request) {\n    const q = new URL(request.url).searchParams.get('q');\n    exec('grep ' + q);\n    return new Response('ok');\n  },\n};\n"],
+  ])('takes HTTP request data as a source: %s', async (_name, file, text) => {
+    const dir = await project({ [file]: text });
+    const flow = (await analyzeDir(dir)).flows.find((candidate) => candidate.sink.kind === 'command');
+    expect(flow?.origin.kind).toBe('http-request');
+    expect(flow?.steps[0]).toMatchObject({ kind: 'http-request' });
+    expect(flow?.composition).toBe('embedded');
+  });
+
+  it('does not take a response object, the app or a Map lookup for request data', async () => {
+    const dir = await project({
+      'src/server.ts': "import express from 'express';\nimport { exec } from 'node:child_process';\nconst presets = new Map([['a', 'ls']]);\nconst app = express();\napp.get('/run/:name', (req, res) => { exec(presets.get('a') ?? 'true'); exec(String(res.statusCode)); exec(req.app.get('env')); res.end(); });\n",
+    });
+    expect((await analyzeDir(dir)).flows.filter((flow) => flow.sink.kind === 'command')).toEqual([]);
+  });
 });
 
 describe('javascriptAnalyzer sink and source catalogue', () => {

@@ -384,7 +384,7 @@ function evaluate(node: AstNode | undefined, index: FileIndex, depth: number): S
         return field ? evaluate(field, index, depth + 1) : NOT_STATIC;
       }
       // `TOOL.name` of `const TOOL = { name: 'x', handler: run }`: the one property, even when its siblings are not static.
-      const property = current.computed ? undefined : resolveExpression(current, index, depth);
+      const property = current.computed || unwrap(current.object)?.type !== 'Identifier' ? undefined : resolveExpression(current, index, depth);
       if (property?.node && property.node !== current) return evaluate(property.node, property.index, depth + 1);
       const object = evaluate(current.object, index, depth + 1);
       const key = current.computed ? evaluate(current.property, index, depth + 1) : memberName(current);

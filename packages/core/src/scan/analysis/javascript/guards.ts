@@ -8,8 +8,6 @@ import { staticString } from './file-index.js';
 
 /** String methods that only normalise case or spacing: a check on the result is a check on the string. */
 export const NORMALISING_METHODS = new Set(['trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'toLocaleLowerCase', 'toLocaleUpperCase', 'normalize']);
-/** A statement kind checked by its first word (`startsWith('select')`). */
-export const SQL_STATEMENT_START = /^(select|with|insert|update|delete|show|describe|explain|pragma|values)\b/i;
 /** Initialisers that may be a check kept in a variable for a later `if`. */
 export const CONDITION_TYPES = new Set(['CallExpression', 'BinaryExpression', 'LogicalExpression', 'UnaryExpression', 'AwaitExpression']);
 

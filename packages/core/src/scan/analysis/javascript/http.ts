@@ -50,6 +50,15 @@ function requestParamOf(fn: AstNode, method: string | undefined): number {
   return method === 'use' && (fn.params?.length ?? 0) === 4 ? 1 : 0;
 }
 
+/** A cheap first test: only calls by these names (or of `http.createServer`, `Bun.serve` …) can register routes. */
+export function mayRegisterRoutes(callee: Callee, calleeNode: AstNode): boolean {
+  if (calleeNode.type === 'MemberExpression') {
+    const method = memberName(calleeNode);
+    if (method !== undefined && (ROUTE_METHODS.has(method) || method === 'route')) return true;
+  }
+  return callee.name === 'createServer' || callee.name === 'createSecureServer' || callee.name === 'serve';
+}
+
 /**
  * The request handlers a call registers: `app.get('/x', fn)`, `router.post('/x', auth, fn)`, `app.use(fn)` on a
  * framework app, `fastify.route({ url, handler })`, `http.createServer(fn)`, `server.on('request', fn)`,

@@ -2,21 +2,21 @@
 // tool inputs (or other origins) through variables, expressions and calls, and recording a TaintFlow whenever such a
 // value reaches a sink argument. Helper functions are summarised once (which parameters reach which sinks and the
 // return value) and the summary is reused at every call site.
-import { admitsLeadingDash, argvElementGuard, isRestrictivePattern, REMOTE_RESPONSE_SINKS, WEAK_GUARDS, type ArgvRole, type SourceKind } from '../catalog.js';
+import { admitsLeadingDash, argvElementGuard, isRestrictivePattern, REMOTE_RESPONSE_SINKS, SQL_STATEMENT_START, WEAK_GUARDS, type ArgvRole, type SourceKind } from '../catalog.js';
 import type { FlowStep, SinkKind, SourceLocation, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { containsOffset, isFunction, lineOf, locationOf, memberName, offsetsOf, propertyName, snippetOf, unwrap, walk, wordsPattern } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
 import { staticString, staticValue } from './file-index.js';
-import { CONDITION_TYPES, endsWithSeparator, HelperCheckCache, NORMALISING_METHODS, refuses, removesAllButSafeCharacters, SQL_STATEMENT_START } from './guards.js';
+import { CONDITION_TYPES, endsWithSeparator, HelperCheckCache, NORMALISING_METHODS, refuses, removesAllButSafeCharacters } from './guards.js';
 import { CallResolver, type Target } from './resolver.js';
 import { Scope, type FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
 import { sinkArguments, staticPrefix } from './sinks.js';
 import type { Label, Taint } from './labels.js';
 import type { RequestHandler } from './http.js';
-import { exportedRequestHandlers, REMOTE_CALLBACK_PARAMS, returnsRemoteData, routeHandlers } from './http.js';
+import { exportedRequestHandlers, mayRegisterRoutes, REMOTE_CALLBACK_PARAMS, returnsRemoteData, routeHandlers } from './http.js';
 import { addStep, CLEAN, CONFIG, embed, fixHost, holdsRequest, mapTaint, MAX_STEPS, member, newLabel, originKey, prefixed, sanitize, significant, union, wholeKey } from './labels.js';
 
 const FUNCTION_BUDGET = 25_000;
@@ -52,15 +52,18 @@ interface Summary {
  * run-time decoding. A function without any of these (and without a handler inside) analysed with clean inputs cannot
  * produce a flow, so the pass skips it; in bundles that is most of the inlined third-party code.
  */
-const SOURCE_HINTS = wordsPattern([
+const SOURCE_WORDS = wordsPattern([
   'process.env', 'homedir', 'HOME', 'USERPROFILE', '.ssh', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', '.aws', 'gcloud',
   'npmrc', 'pypirc', 'git-credentials', 'netrc', '.docker', '.kube', '.env', 'eychain', 'Cookies', 'Login Data',
   'Local State', 'Chrome', 'Firefox', 'mozilla', 'Brave', '_history', 'pgpass', 'wallet', 'gnupg', 'solana', 'base64',
   'hex', 'atob', 'fromCharCode', 'createServer', 'serve(', 'callTool', 'readResource', 'getPrompt', 'redirectToAuthorization',
   'discoverOAuth', 'discoverAuthorization', 'startAuthorization',
 ]);
-/** Route registrations (`app.get('/x', …)`, `server.on('request', …)`), where request handlers hide inside other functions. */
-const ROUTE_HINTS = /\.(?:get|post|put|patch|delete|all|options|head|use|route)\(\s*['"`]\/|\.on\(\s*['"]request['"]/g;
+/**
+ * The words above, and route registrations (`app.get('/x', …)`, `server.on('request', …)`) where request handlers
+ * hide inside other functions: one pass over the text.
+ */
+const SOURCE_HINTS = new RegExp(`${SOURCE_WORDS.source}|\\.(?:get|post|put|patch|delete|all|options|head|use|route)\\(\\s*['"\`]\\/|\\.on\\(\\s*['"]request['"]`, 'g');
 
 interface Ctx {
   file: FileContext;
@@ -102,6 +105,8 @@ const GLOBAL_PROPAGATORS: Record<string, Set<string>> = {
   'global:path': new Set(['join', 'resolve', 'normalize']),
 };
 const NUMERIC = new Set(['Number', 'parseInt', 'parseFloat', 'BigInt']);
+
+const NO_ROUTES: ReadonlySet<AstNode> = new Set();
 
 /** Origins an outsider chooses (a URL from one of these points at a server nobody vetted). */
 const OUTSIDER = new Set(['tool-input', 'http-request', 'remote-response', 'request', 'request-params']);
@@ -604,9 +609,9 @@ export class TaintEngine {
         const receiver = this.peek(callee.object, ctx);
         if (method === 'startsWith' && receiver.length) {
           const prefix = staticString(args[0], ctx.file.index);
-          if (prefix === undefined || prefix.startsWith('..')) {
-            // `rel.startsWith('..')` after path.relative, or `p.startsWith(root + sep)`; a root without its separator
-            // also admits `/root-other` (CVE-2025-53110).
+          if (prefix === undefined || prefix.startsWith('..') || /^([a-z]:)?[\\/].*[\\/]$/i.test(prefix)) {
+            // `rel.startsWith('..')` after path.relative, `p.startsWith(root + sep)`, `p.startsWith('/srv/files/')`; a
+            // root without its separator also admits `/root-other` (CVE-2025-53110).
             const sound = prefix !== undefined || endsWithSeparator(args[0], ctx.file.index);
             guard(receiver, !sound ? 'prefix-without-separator' : receiver.some((label) => label.realpath) ? 'realpath-containment' : 'path-containment', node);
           } else if (SQL_STATEMENT_START.test(prefix)) {
@@ -946,7 +951,7 @@ export class TaintEngine {
     const argTaints = new Map<AstNode, Taint>();
     const positional: Taint[] = [];
     const callbacks: Array<[AstNode, number]> = [];
-    const routes = this.routes(callee, node, ctx);
+    const routes = mayRegisterRoutes(callee, calleeNode) ? this.routes(callee, node, ctx) : NO_ROUTES;
     args.forEach((arg, position) => {
       const value = unwrap(arg);
       if (routes.has(value as AstNode)) {
@@ -1196,7 +1201,6 @@ export class TaintEngine {
 
 function fileHints(file: FileContext): number[] {
   const hints = offsetsOf(file.index.parsed.text, SOURCE_HINTS);
-  offsetsOf(file.index.parsed.text, ROUTE_HINTS, hints);
   for (const fn of exportedHandlersOf(file).keys()) hints.push(fn.start);
   const path = file.index.parsed.file.path;
   for (const handler of file.handlers.values()) if (handler.tool.handlerId?.startsWith(`${path}:`)) hints.push(handler.node.start);

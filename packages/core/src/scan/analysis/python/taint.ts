@@ -41,7 +41,7 @@ import {
   SQL_METHODS,
   YAML_LOAD,
 } from './catalog.js';
-import { argvElementGuard, classifyArgv, isRestrictivePattern, programName, type ArgvRole } from '../catalog.js';
+import { argvElementGuard, classifyArgv, isRestrictivePattern, programName, SQL_STATEMENT_START, type ArgvRole } from '../catalog.js';
 import { classConstant, qualify, resolveConstant, type PyHandler, type PyModule, type PyProgram } from './program.js';
 import {
   callArguments,
@@ -263,6 +263,11 @@ function schemaSanitizers(parameter: ToolParameter): string[] {
 
 
 /** The caller's value `outer` standing in for the callee's parameter use `inner`. */
+/** Whether a block refuses: it raises or returns (directly), so the `if` around it is a check, not a branch. */
+function refuses(block: Node | null | undefined): boolean {
+  return block?.namedChildren.some((statement) => statement?.type === 'raise_statement' || statement?.type === 'return_statement') === true;
+}
+
 /**
  * A command sink as an argv element's place makes it: its role for the program (shell code after `sh -c`, an option
  * position of git …; every element is one command line with shell=True), and `execFile-argv` for a plain operand. A
@@ -367,6 +372,8 @@ interface StaticText {
 class Scope {
   readonly env = new Map<string, Taint[]>();
   readonly types = new Map<string, string>();
+  /** The expression last assigned to a name, for checks that need its shape (a containment root's trailing separator). */
+  private readonly assignedValues = new Map<string, Node>();
   /** `parsed = urlparse(url)`: a check on `parsed.hostname` guards `url`. */
   readonly derivedFrom = new Map<string, string>();
   readonly texts = new Map<string, StaticText>();
@@ -432,7 +439,7 @@ class Scope {
       case 'while_statement': {
         const condition = node.childForFieldName('condition');
         if (condition) {
-          this.guards(condition);
+          this.guards(condition, false);
           this.expression(condition);
         }
         this.children(node);
@@ -530,6 +537,7 @@ class Scope {
       case 'identifier': {
         const name = target.text;
         this.parameterIndex.delete(name);
+        this.assignedValues.set(name, value);
         this.env.set(name, withStep(taints, this.step(target, `assigned to ${name}`)));
         const type = this.typeOf(value);
         if (type) this.types.set(name, type);
@@ -581,9 +589,9 @@ class Scope {
       return;
     }
     if (decision === undefined && condition) {
-      this.guards(condition);
-      this.expression(condition);
       const consequence = node.childForFieldName('consequence');
+      this.guards(condition, refuses(consequence));
+      this.expression(condition);
       if (consequence) this.block(consequence);
     }
     for (const alternative of node.childrenForFieldName('alternative')) {
@@ -598,7 +606,7 @@ class Scope {
         }
         if (elifDecision === false) continue;
         if (elifCondition) {
-          this.guards(elifCondition);
+          this.guards(elifCondition, refuses(consequence));
           this.expression(elifCondition);
         }
         if (consequence) this.block(consequence);
@@ -655,8 +663,11 @@ class Scope {
 
   // ─── Guards in conditions ──────────────────────────────────────────────────────────────────────
 
-  /** Recognises containment, allowlist and pattern checks in a condition and marks the checked variable. */
-  private guards(condition: Node): void {
+  /**
+   * Recognises containment, allowlist and pattern checks in a condition and marks the checked variable. `refusal`:
+   * the branch the condition guards raises or returns, so a check that does not hold (a weak guard) is reported there.
+   */
+  private guards(condition: Node, refusal = true): void {
     for (const call of [condition, ...condition.descendantsOfType('call')]) {
       if (!call || call.type !== 'call') continue;
       const callee = call.childForFieldName('function');
@@ -665,10 +676,19 @@ class Scope {
       if (method === 'startswith' || method === 'is_relative_to' || method === 'relative_to') {
         const subject = this.guardSubject(callee!.childForFieldName('object')!);
         if (!subject) continue;
-        const prefix = method === 'startswith' && args.positional[0] ? this.staticText(args.positional[0]) : undefined;
+        const prefixNode = method === 'startswith' ? args.positional[0] : undefined;
+        const prefix = prefixNode ? this.staticText(prefixNode) : undefined;
         // url.startswith("https://api.example.com/") pins the host; url.startswith("https://") pins nothing.
         if (prefix?.complete && /^[a-z][a-z0-9+.-]*:/i.test(prefix.text)) {
           if (FIXED_HOST.test(prefix.text)) this.mark(subject.name, 'url-allowlist');
+        } else if (prefix?.complete && SQL_STATEMENT_START.test(prefix.text)) {
+          if (refusal) this.markWeak(subject.name, 'sql-keyword-prefix', call);
+        } else if (prefix?.complete && !/[\\/]/.test(prefix.text) && (prefix.text === '-' || !prefix.text.startsWith('-'))) {
+          // Checked against a fixed start that is not a directory (`'-'`, `'v'`): it cannot be read as an option.
+          this.mark(subject.name, 'no-leading-dash');
+        } else if (prefixNode && !prefix?.complete && !this.endsWithSeparator(prefixNode)) {
+          // `path.startswith(root)` with a root that has no trailing separator also admits `/root-other`.
+          if (refusal) this.markWeak(subject.name, 'prefix-without-separator', call);
         } else {
           this.markContainment(subject.name, subject.resolved);
         }
@@ -706,6 +726,32 @@ class Scope {
     }
   }
 
+  /** A check that does not hold: kept on the value with the place it was made, so the finding can point at it. */
+  private markWeak(name: string, sanitizer: string, at: Node): void {
+    const taints = this.env.get(name);
+    if (!taints) return;
+    const step: FlowStep = { file: this.module.path, line: at.startPosition.row + 1, note: `checked by \`${snippet(at)}\``, guard: sanitizer };
+    this.env.set(name, withSanitizer(taints, sanitizer).map((taint) => ({ ...taint, steps: [...taint.steps, step].slice(-MAX_STEPS) })));
+  }
+
+  /** `root + os.sep`, `f"{root}/"`, `os.path.join(root, "")`: a containment prefix that ends with a separator. */
+  private endsWithSeparator(node: Node): boolean {
+    if (node.type === 'binary_operator') {
+      const right = node.childForFieldName('right');
+      return right !== null && (/(^|\.)sep$/.test(right.text) || /[\\/]$/.test(this.staticText(right).text));
+    }
+    if (node.type === 'string') return /[\\/]['"]$/.test(node.text.replace(/\}['"]$/, ''));
+    if (node.type === 'call' && qualify(this.module, dottedName(node.childForFieldName('function')) ?? '') === 'os.path.join') {
+      const last = callArguments(node).positional.at(-1);
+      return last !== undefined && this.staticText(last).complete && this.staticText(last).text === '';
+    }
+    if (node.type === 'identifier') {
+      const assigned = this.assignedValues.get(node.text);
+      return assigned !== undefined && this.endsWithSeparator(assigned);
+    }
+    return false;
+  }
+
   private markContainment(name: string, resolvedHere = false): void {
     const taints = this.env.get(name);
     if (!taints) return;
@@ -728,6 +774,11 @@ class Scope {
       const method = callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
       if (method === 'resolve' || method === 'absolute') {
         resolved = true;
+        current = callee!.childForFieldName('object');
+        continue;
+      }
+      // `query.strip().lower().startswith('select')` checks `query`: these change case and spacing, not content.
+      if (method !== undefined && /^(strip|lstrip|rstrip|lower|upper|casefold)$/.test(method)) {
         current = callee!.childForFieldName('object');
         continue;
       }
