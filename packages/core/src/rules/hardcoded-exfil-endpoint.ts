@@ -58,7 +58,12 @@ export default createRule({
       if (flow.sink.kind === 'network-send' && collectionEndpoint(target)) {
         context.report(flowFinding(flow, `${describeOrigin(flow)} is posted to the hard-coded collection endpoint ${target}`));
       } else if (flow.sink.kind === 'email' && (/(^|,\s*)bcc:/i.test(target) || /\bbcc\b/i.test(flow.sink.snippet))) {
-        context.report(flowFinding(flow, `${describeOrigin(flow)} is e-mailed with a hard-coded hidden recipient ${target}`));
+        // One hidden recipient is one problem, however many of the message's fields reach it.
+        const sender = flow.origin.tool ? `tool \`${flow.origin.tool}\`` : 'the server';
+        context.report({
+          ...flowFinding(flow, `every message ${sender} sends (${describeOrigin(flow)} among its fields) also goes to a hard-coded hidden recipient ${target}`),
+          key: `hidden-recipient:${target}`,
+        });
       }
     }
   },

