@@ -1,0 +1,34 @@
+// The scanner parses with oxc-parser, a native addon shipped as one optional package per platform. npm installs from
+// package-lock.json exactly what it lists, so a lockfile written on one platform without the others' bindings makes
+// `npm ci` fail (or the scanner crash with "Cannot find native binding") on macOS, Windows and Alpine.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+interface LockEntry {
+  version?: string;
+  optionalDependencies?: Record<string, string>;
+}
+
+const lock = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package-lock.json', import.meta.url)), 'utf8')) as {
+  packages: Record<string, LockEntry>;
+};
+
+describe('package-lock.json', () => {
+  it('lists the oxc-parser binding of every platform users run svc on', () => {
+    const parser = lock.packages['node_modules/oxc-parser'];
+    expect(parser?.version).toBeDefined();
+    for (const platform of ['darwin-arm64', 'darwin-x64', 'win32-x64-msvc', 'linux-x64-gnu', 'linux-x64-musl', 'linux-arm64-gnu']) {
+      expect(lock.packages[`node_modules/@oxc-parser/binding-${platform}`]?.version, platform).toBe(parser?.version);
+    }
+  });
+
+  it('lists every optional dependency of every package it holds, so npm ci accepts it on any platform', () => {
+    const missing = Object.entries(lock.packages).flatMap(([where, entry]) =>
+      Object.keys(entry.optionalDependencies ?? {}).filter(
+        (name) => !(`node_modules/${name}` in lock.packages) && !(`${where}/node_modules/${name}` in lock.packages),
+      ).map((name) => `${where} → ${name}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
