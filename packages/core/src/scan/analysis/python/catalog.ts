@@ -46,6 +46,8 @@ export const KNOWN_TYPES: Record<string, string> = {
 export const COMMAND_SHELL = new Set(['os.system', 'os.popen', 'commands.getoutput', 'commands.getstatusoutput', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'asyncio.create_subprocess_shell']);
 export const COMMAND_SUBPROCESS = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen']);
 export const COMMAND_ARGV = /^(asyncio\.create_subprocess_exec|os\.exec[lv]p?e?|os\.spawn[lv]p?e?|os\.posix_spawnp?)$/;
+/** Python's OS opener: the URL's scheme picks the program that runs (the analogue of the `open` npm package). */
+export const OPENER_CALLS = new Set(['webbrowser.open', 'webbrowser.open_new', 'webbrowser.open_new_tab', 'os.startfile']);
 export const CODE_CALLS = new Set(['eval', 'exec', 'compile', '__import__', 'importlib.import_module', 'builtins.eval', 'builtins.exec']);
 export const DESERIALIZE_CALLS = new Set([
   'pickle.loads', 'pickle.load', 'cPickle.loads', 'cPickle.load', '_pickle.loads', 'marshal.loads', 'marshal.load',

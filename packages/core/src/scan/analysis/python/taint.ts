@@ -6,6 +6,7 @@ import type { FlowStep, SinkKind, TaintFlow, ToolParameter } from '../../model.j
 import {
   BASENAME_CALLS,
   CODE_CALLS,
+  OPENER_CALLS,
   COMMAND_ARGV,
   COMMAND_SHELL,
   COMMAND_SUBPROCESS,
@@ -712,7 +713,16 @@ class Scope {
       if (!operators.some((operator) => operator === 'in' || operator === 'not in')) continue;
       const left = comparison.namedChildren[0];
       if (!left) continue;
-      if (left.type === 'attribute' && /^(hostname|netloc|host)$/.test(left.childForFieldName('attribute')?.text ?? '')) {
+      if (left.type === 'attribute' && left.childForFieldName('attribute')?.text === 'scheme') {
+        // `urlparse(url).scheme in ("http", "https")`: the opener gets a web address, not `file:` or a handler.
+        const object = left.childForFieldName('object')!;
+        const subject = object.type === 'call' ? this.urlParseSubject(object) : baseIdentifier(object);
+        if (subject) {
+          this.mark(subject, 'url-scheme');
+          const source = this.derivedFrom.get(subject);
+          if (source) this.mark(source, 'url-scheme');
+        }
+      } else if (left.type === 'attribute' && /^(hostname|netloc|host)$/.test(left.childForFieldName('attribute')?.text ?? '')) {
         const object = left.childForFieldName('object')!;
         const subject = object.type === 'call' ? this.urlParseSubject(object) : baseIdentifier(object);
         if (subject) {
@@ -1144,6 +1154,11 @@ class Scope {
       if (CODE_CALLS.has(qualified)) {
         this.report(this.sinkAt(node, 'code', written), positional(0));
         return 'code';
+      }
+      if (OPENER_CALLS.has(qualified)) {
+        // The OS opener: whatever scheme the URL names runs its handler (file:, custom protocol handlers).
+        this.report(this.sinkAt(node, 'command', written, { role: 'os-open', program: 'webbrowser' }), positional(0, 'url'));
+        return 'command';
       }
       if (DESERIALIZE_CALLS.has(qualified) || (YAML_LOAD.has(qualified) && !SAFE_YAML_LOADER.test(args.keywords.get('Loader')?.text ?? args.positional[1]?.text ?? ''))) {
         this.report(this.sinkAt(node, 'deserialize', written), positional(0));
