@@ -243,8 +243,7 @@ export class TaintEngine {
   }
 
   private summaryOf(fn: AstNode, file: FileContext): Summary {
-    const cache = this.summaries;
-    const cached = cache.get(fn);
+    const cached = this.summaries.get(fn);
     if (cached) return cached;
     const summary: Summary = { sinks: [], returns: [] };
     if (this.inProgress.has(fn)) return summary;
@@ -252,7 +251,7 @@ export class TaintEngine {
     const params: Taint[] = (fn.params ?? []).map((_: AstNode, index: number) => [newLabel({ kind: 'param', index })]);
     summary.returns = [...this.analyzeFunction(fn, file, file.moduleScope, params, { summary })];
     this.inProgress.delete(fn);
-    cache.set(fn, summary);
+    this.summaries.set(fn, summary);
     return summary;
   }
 
@@ -550,9 +549,9 @@ export class TaintEngine {
    */
   private detectGuards(test: AstNode, ctx: Ctx, depth: number, refusal: boolean): void {
     const guard = (taint: Taint, sanitizer: string, at?: AstNode): void => {
-      // A check that does not hold matters where it refuses (throws or returns); elsewhere it only picks a branch.
+      // A check that does not hold matters where it refuses (throws or returns), elsewhere it only picks a branch; it is
+      // kept with its place, so the finding can point at it.
       if (sanitizer in WEAK_GUARDS && !refusal) return;
-      // A check that does not hold is kept with its place, so the finding can point at it.
       const parsed = ctx.file.index.parsed;
       const step: FlowStep | undefined =
         at && sanitizer in WEAK_GUARDS ? { file: parsed.file.path, line: lineOf(parsed, at.start), note: `checked by \`${snippetOf(parsed, at)}\``, guard: sanitizer } : undefined;

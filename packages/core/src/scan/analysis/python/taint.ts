@@ -713,22 +713,17 @@ class Scope {
       if (!operators.some((operator) => operator === 'in' || operator === 'not in')) continue;
       const left = comparison.namedChildren[0];
       if (!left) continue;
-      if (left.type === 'attribute' && left.childForFieldName('attribute')?.text === 'scheme') {
-        // `urlparse(url).scheme in ("http", "https")`: the opener gets a web address, not `file:` or a handler.
+      const part = left.type === 'attribute' ? left.childForFieldName('attribute')?.text : undefined;
+      // `urlparse(url).hostname in ALLOWED` pins the host; `.scheme in ("http", "https")` gives the opener a web
+      // address, not `file:` or a protocol handler. Either guards the URL it was parsed from.
+      const sanitizer = part === 'scheme' ? 'url-scheme' : part !== undefined && /^(hostname|netloc|host)$/.test(part) ? 'url-allowlist' : undefined;
+      if (sanitizer) {
         const object = left.childForFieldName('object')!;
         const subject = object.type === 'call' ? this.urlParseSubject(object) : baseIdentifier(object);
         if (subject) {
-          this.mark(subject, 'url-scheme');
+          this.mark(subject, sanitizer);
           const source = this.derivedFrom.get(subject);
-          if (source) this.mark(source, 'url-scheme');
-        }
-      } else if (left.type === 'attribute' && /^(hostname|netloc|host)$/.test(left.childForFieldName('attribute')?.text ?? '')) {
-        const object = left.childForFieldName('object')!;
-        const subject = object.type === 'call' ? this.urlParseSubject(object) : baseIdentifier(object);
-        if (subject) {
-          this.mark(subject, 'url-allowlist');
-          const source = this.derivedFrom.get(subject);
-          if (source) this.mark(source, 'url-allowlist');
+          if (source) this.mark(source, sanitizer);
         }
       } else if (left.type === 'identifier') {
         this.mark(left.text, 'allowlist');
