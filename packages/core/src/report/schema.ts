@@ -101,6 +101,7 @@ export const toolDefinitionSchema = z
     uri: z.string().optional().describe('For resources: the URI or URI template.'),
     location: sourceLocationSchema.describe('Where the definition was found.'),
     extractor: extractorId.describe('Which extractor recognised the definition.'),
+    descriptionSource: z.enum(['network']).optional().describe('Set when the description is fetched at run time instead of written in the code.'),
   })
   .meta({ id: 'ToolDefinition', description: 'A tool, prompt, resource or server instructions block the model reads.' });
 

@@ -6,6 +6,7 @@ import toolPoisoningSensitiveAccess from './tool-poisoning-sensitive-access.js';
 import hiddenUnicode from './hidden-unicode.js';
 import ansiEscapeSequences from './ansi-escape-sequences.js';
 import toolShadowing from './tool-shadowing.js';
+import toolDescriptionFromNetwork from './tool-description-from-network.js';
 import exfilMagicParameter from './exfil-magic-parameter.js';
 import hardcodedSecret from './hardcoded-secret.js';
 import installScriptExecution from './install-script-execution.js';
@@ -35,6 +36,7 @@ export const RULES: readonly Rule[] = [
   hiddenUnicode,
   ansiEscapeSequences,
   toolShadowing,
+  toolDescriptionFromNetwork,
   exfilMagicParameter,
   commandInjection,
   argumentInjection,

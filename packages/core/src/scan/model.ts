@@ -157,6 +157,8 @@ export interface ToolDefinition {
   extractor: ExtractorId;
   /** Opaque id linking the tool to its handler inside the language analyzer (never serialised). */
   handlerId?: string;
+  /** The description is not in the code: it is fetched at run time, so it can change after the user approved the tool. */
+  descriptionSource?: 'network';
 }
 
 /** One text field the model reads, addressed so findings can point at it. */

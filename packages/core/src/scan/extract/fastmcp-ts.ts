@@ -73,7 +73,8 @@ export function fastMcpVisitor(index: FileIndex, extraction: Extraction): FileVi
     const name = staticString(nameNode, index);
     if (!nameNode || name === undefined) return;
     const handler = resolveFunction(objectProperty(config, kind === 'tool' ? 'execute' : 'load'), index);
-    const description = staticString(objectProperty(config, 'description'), index);
+    const descriptionNode = objectProperty(config, 'description');
+    const description = staticString(descriptionNode, index);
     const annotations = staticRecord(objectProperty(config, 'annotations'), index);
     const uri = staticString(objectProperty(config, kind === 'resource' && method === 'addResourceTemplate' ? 'uriTemplate' : 'uri'), index);
     const parameters =
@@ -86,7 +87,7 @@ export function fastMcpVisitor(index: FileIndex, extraction: Extraction): FileVi
       name,
       extractor: 'fastmcp-ts',
       parameters,
-      ...(description !== undefined && { description }),
+      ...(description !== undefined ? { description } : descriptionNode ? { descriptionNode } : {}),
       ...(annotations && { annotations }),
       ...(uri !== undefined && { uri }),
       ...(handler && { handler }),

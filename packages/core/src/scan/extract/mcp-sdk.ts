@@ -44,6 +44,8 @@ interface Declared {
   uri?: string;
   handler?: AstNode;
   argsParam?: number;
+  /** The description expression when it is not a constant: checked for a value fetched at run time. */
+  descriptionNode?: AstNode;
 }
 
 export function addDeclared(index: FileIndex, extraction: Extraction, declared: Declared): void {
@@ -58,11 +60,46 @@ export function addDeclared(index: FileIndex, extraction: Extraction, declared: 
   if (declared.description !== undefined) tool.description = declared.description;
   if (declared.annotations !== undefined) tool.annotations = declared.annotations;
   if (declared.uri !== undefined) tool.uri = declared.uri;
+  if (declared.description === undefined && declared.descriptionNode && fetchedAtRunTime(declared.descriptionNode, index)) tool.descriptionSource = 'network';
   if (declared.handler) {
     tool.handlerId = handlerIdOf(index, declared.handler);
     extraction.handlers.push({ node: declared.handler, tool, argsParam: declared.argsParam ?? 0 });
   }
   extraction.tools.push(tool);
+}
+
+/** Request functions whose result is what a server sent. */
+const NETWORK_MODULES = new Set(['fetch', 'axios', 'got', 'undici', 'http', 'ky', 'node-fetch']);
+
+/**
+ * Whether an expression is (or is read from) the answer of a network request: `remote.description` where
+ * `const remote = await (await fetch(url)).json()`, `await fetchToolText()` of a helper that fetches.
+ */
+export function fetchedAtRunTime(node: AstNode, index: FileIndex, depth = 0): boolean {
+  if (depth > 3) return false;
+  let current = unwrap(node);
+  while (current?.type === 'MemberExpression' || current?.type === 'AwaitExpression') current = unwrap(current.type === 'AwaitExpression' ? current.argument : current.object);
+  if (!current) return false;
+  if (current.type === 'Identifier') {
+    const bound = lookupBinding(current.name, index);
+    return bound !== undefined && bound.node !== current && fetchedAtRunTime(bound.node, bound.index, depth + 1);
+  }
+  let found = false;
+  walk(current, (inner) => {
+    if (found) return false;
+    if (inner.type === 'CallExpression') {
+      const callee = unwrap(inner.callee);
+      const name = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+      const binding = callee?.type === 'Identifier' ? index.imports.get(callee.name) : callee?.type === 'MemberExpression' && unwrap(callee.object)?.type === 'Identifier' ? index.imports.get(unwrap(callee.object)!.name) : undefined;
+      const module = binding?.source.replace(/^node:/, '');
+      if (name === 'fetch' || (module !== undefined && NETWORK_MODULES.has(module.split('/')[0]!))) found = true;
+      // A helper of this file that fetches (`await loadDescriptions()`).
+      const helper = callee?.type === 'Identifier' ? index.functions.get(callee.name) : undefined;
+      if (!found && helper && depth < 2) found = fetchedAtRunTime(helper.body ?? helper, index, depth + 1);
+    }
+    return !found;
+  });
+  return found;
 }
 
 export function staticRecord(node: AstNode | undefined, index: FileIndex): Record<string, unknown> | undefined {
@@ -293,8 +330,10 @@ export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVis
       };
       const title = staticString(objectProperty(object, 'title'), configIndex);
       if (title !== undefined) declared.title = title;
-      const description = staticString(objectProperty(object, 'description'), configIndex);
+      const descriptionNode = objectProperty(object, 'description');
+      const description = staticString(descriptionNode, configIndex);
       if (description !== undefined) declared.description = description;
+      else if (descriptionNode) declared.descriptionNode = descriptionNode;
       const annotations = staticRecord(objectProperty(object, 'annotations'), configIndex);
       if (annotations) declared.annotations = annotations;
       if (handler) declared.handler = handler;

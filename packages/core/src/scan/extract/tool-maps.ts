@@ -37,11 +37,12 @@ function declareTool(entry: AstNode | undefined, key: AstNode | undefined, index
   const found = toolObject(entry, index);
   if (!found || extraction.consumed.has(found.object)) return;
   const { object, index: objectIndex } = found;
-  const description = staticString(objectProperty(object, 'description'), objectIndex);
+  const descriptionNode = objectProperty(object, 'description');
+  const description = staticString(descriptionNode, objectIndex);
   const run = firstProperty(object, RUN_KEYS);
   const handler = isFunction(unwrap(run)) ? (unwrap(run) as AstNode) : resolveFunction(run, objectIndex);
   // Without a description and something that runs, an object in a `tools` option is not a tool definition.
-  if (description === undefined || !handler) return;
+  if (!descriptionNode || !handler) return;
   const nameNode = objectProperty(object, 'name') ?? objectProperty(object, 'id') ?? key;
   const name = staticString(nameNode, objectIndex) ?? (key ? propertyName(key) : undefined);
   if (!nameNode || name === undefined) return;
@@ -52,7 +53,7 @@ function declareTool(entry: AstNode | undefined, key: AstNode | undefined, index
     kind: 'tool',
     nameNode,
     name,
-    description,
+    ...(description !== undefined ? { description } : { descriptionNode }),
     extractor: 'tool-map',
     parameters: parametersFromSchema(schema, objectIndex),
     ...(annotations && { annotations }),
