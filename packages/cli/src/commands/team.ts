@@ -265,7 +265,7 @@ Examples:
   common(team.command('accept'))
     .description('accept an invite with the token from the invite mail (signed in as the invited address)')
     .argument('<token>', 'the invite token')
-    .addHelpText('after', `${TEAM_HELP}\nExamples:\n  $ svc team accept 1MbLcedJQx6m8n9_sq4MlsVWW2t2LIyItVeu071mh1A\n`)
+    .addHelpText('after', `${TEAM_HELP}\nExamples:\n  $ svc team accept inv_1MbLcedJQx6m8n9_sq4MlsVWW2t2LIyItVeu071mh1A\n`)
     .action((token: string, options: WithServer<JsonOption>) => run(async () => teamAcceptCommand(io, await session(options), token, options)));
 
   common(team.command('revoke-invite'))

@@ -66,7 +66,14 @@ describe('invites', () => {
   it('makes unguessable, URL-safe tokens', () => {
     const tokens = new Set(Array.from({ length: 100 }, () => generateInviteToken()));
     expect(tokens.size).toBe(100);
-    for (const token of tokens) expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    for (const token of tokens) expect(token).toMatch(/^inv_[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('never starts a token with `-`, which a command line would read as an option', () => {
+    // 0xF8 makes base64url's first character `-` (index 62).
+    const token = generateInviteToken((size) => Buffer.alloc(size, 0xf8));
+    expect(token.startsWith('-')).toBe(false);
+    expect(token).toMatch(/^inv_-/);
   });
 });
 

@@ -174,9 +174,10 @@ export function isInviteExpired(expiresAt: Date, now: Date): boolean {
 }
 
 /**
- * A new invite token: 32 random bytes, base64url (43 characters). Store only hashSecret(token), like API
- * keys; the token itself goes into the invite email.
+ * A new invite token: `inv_` and 32 random bytes in base64url (47 characters). Store only hashSecret(token), like API
+ * keys; the token itself goes into the invite email as a `svc team accept <token>` command line, so it must never
+ * start with `-` (base64url can), or the command line would read it as an option.
  */
 export function generateInviteToken(random: RandomBytes = randomBytes): string {
-  return Buffer.from(random(32)).toString('base64url');
+  return `inv_${Buffer.from(random(32)).toString('base64url')}`;
 }
