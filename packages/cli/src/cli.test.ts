@@ -4,7 +4,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
@@ -151,6 +151,26 @@ describe('svc (usage)', () => {
     expect(result.stderr).toContain('nothing to scan');
   });
 
+  it('an internal error (here the parser\'s native binding does not load) exits 2 with one line; --debug adds the stack', async () => {
+    // A module hook that fails oxc-parser's import as a missing platform binding does (macOS/Windows/musl builds).
+    const hook = join(work, 'no-native-parser.mjs');
+    await writeFile(hook, `export async function resolve(specifier, context, next) {
+  if (specifier === 'oxc-parser') throw new Error('Cannot find native binding. npm has a bug related to optional dependencies');
+  return next(specifier, context);
+}
+`);
+    const register = join(work, 'register-no-native-parser.mjs');
+    await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`);
+    const env = { NODE_OPTIONS: `--import=${pathToFileURL(register).href}` };
+    const plain = await svc(['scan', benign], { env });
+    expect(plain.code).toBe(2);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toBe('svc: internal error: Cannot find native binding. npm has a bug related to optional dependencies\nsvc: run again with --debug for the stack trace\n');
+    const debug = await svc(['scan', benign, '--debug'], { env });
+    expect(debug.code).toBe(2);
+    expect(debug.stderr).toMatch(/^svc: internal error: Cannot find native binding[^\n]*\nError: Cannot find native binding[^\n]*\n {4}at /);
+  });
+
   it('exits 2 on invalid option values and unknown commands', async () => {
     const format = await svc(['scan', benign, '--format', 'xml']);
     expect(format.code).toBe(2);
@@ -199,6 +219,23 @@ describe('svc scan', () => {
     expect(run.reports).toHaveLength(1);
     expect(run.errors).toHaveLength(1);
     expect(run.errors[0].input).toContain('no-such-dir');
+  });
+
+  it('never passes a target it did not see: a remote endpoint exits 2, a partly scanned one exits 2 with --fail-on-partial', async () => {
+    const remote = await svc(['scan', 'http://127.0.0.1:9/mcp', '--format', 'sarif', '--quiet']);
+    expect(remote.code).toBe(2);
+    const sarif = JSON.parse(remote.stdout);
+    expect(sarif.runs[0].invocations[0].executionSuccessful).toBe(false);
+    expect(sarif.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toMatch(/^svc not scanned: remote endpoint/);
+    expect(sarif.runs[0].properties.grade).toBeNull();
+
+    const partialTarget = fileURLToPath(new URL('../../../fixtures/coverage/tools-from-yaml-ts', import.meta.url));
+    const partial = await svc(['scan', partialTarget, '--quiet']);
+    expect(partial.code, partial.stderr).toBe(0);
+    expect(partial.stdout).toMatch(/partial:\n {4}! no tools found: package\.json depends on @modelcontextprotocol\/sdk/);
+    expect(partial.stdout).not.toContain('✔ no findings');
+    const gated = await svc(['scan', partialTarget, '--quiet', '--fail-on-partial']);
+    expect(gated.code).toBe(2);
   });
 
   it('--output writes the report file and leaves stdout empty', async () => {

@@ -1,7 +1,24 @@
 import { EXIT } from './exit-codes.js';
-import { main } from './program.js';
 
-// The one place that touches the process: signals, exit codes, broken pipes.
+// The one place that touches the process: signals, exit codes, broken pipes, crashes.
+
+/** `--debug` anywhere on the command line (or SVC_DEBUG=1) shows the stack of an internal error. */
+const debug = process.argv.slice(2).includes('--debug') || process.env.SVC_DEBUG === '1';
+
+/**
+ * An internal error (a bug, a native binding that does not load, a rejection nobody awaited) is exit 2 with one
+ * line, never Node's default exit 1, which CI would read as "findings".
+ */
+function crash(error: unknown): never {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`svc: internal error: ${message.split('\n')[0]}\n`);
+  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  else process.stderr.write('svc: run again with --debug for the stack trace\n');
+  process.exit(EXIT.error);
+}
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
+
 const interrupt = new AbortController();
 process.on('SIGINT', () => {
   if (interrupt.signal.aborted) {
@@ -19,6 +36,9 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 try {
+  // Loaded here, not imported above, so a dependency that fails to load (a missing native binding of the parser on
+  // an unsupported platform) is reported like any other internal error.
+  const { main } = await import('./program.js');
   const code = await main(process.argv, {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -31,6 +51,5 @@ try {
   if (code === EXIT.interrupted) process.exit(code);
   process.exitCode = code;
 } catch (error) {
-  process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = EXIT.error;
+  crash(error);
 }

@@ -35,9 +35,10 @@ Targets:
   path/to/mcp.json            an MCP client config: every server in it is scanned
 
 Exit codes:
-  0    no finding at or above --fail-on, every target scanned
+  0    no finding at or above --fail-on, every target scanned (or partly scanned, without --fail-on-partial)
   1    at least one finding at or above --fail-on
-  2    usage error, or a target could not be scanned
+  2    usage error, a target could not be scanned (failed, or not scanned such as a remote endpoint),
+       a partly scanned target with --fail-on-partial, or an internal error
   130  interrupted (Ctrl-C)
 
 Examples:
@@ -65,6 +66,8 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     })
+    // Read by the entry point (index.ts) before parsing, so a crash at start-up can show its stack too.
+    .option('--debug', 'print the stack trace of an internal error (also SVC_DEBUG=1)')
     .showHelpAfterError('(add --help for usage)')
     // Commander exits with 1 on usage errors; svc promises 2 (1 means findings), so errors come back as exceptions.
     .exitOverride();
@@ -85,6 +88,7 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
         .choices(FAIL_ON)
         .default('high'),
     )
+    .option('--fail-on-partial', 'exit with 2 when a target was only partly scanned (files not parsed or over limits, no tools found)')
     .option('--discover', 'also scan every MCP client config found on this machine')
     .addOption(
       new Option('--registry <url>', 'npm registry for npm targets (default: npm_config_registry, .npmrc, then https://registry.npmjs.org)').argParser(httpUrl),

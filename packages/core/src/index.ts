@@ -11,14 +11,14 @@ export { isScannable, removeAllTempDirs, removeAllTempDirsSync } from './scan/ta
 export { discoverConfigs, type DiscoveredConfig } from './scan/discover.js';
 export { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './scan/archive.js';
 export { modelTexts } from './scan/model-texts.js';
-export { scoreFindings, gradeForScore, type Grade, type ScoreResult } from './scan/score.js';
+export { scoreFindings, gradeForScore, type ScoreResult } from './scan/score.js';
 export { RULES, getRule, ruleCatalog, type RuleCatalogEntry } from './rules/index.js';
 export { createRule, type Rule, type RuleMeta, type RuleContext, type FindingInput } from './rules/create-rule.js';
 export { OWASP_MCP_TOP_10, type OwaspMcpId } from './rules/owasp.js';
 export { runPanel, defaultJudges, type Judge, type JudgeContext, type PanelResult } from './judges/panel.js';
 export { REPORT_SCHEMA_VERSION, type ScanRun, type TargetFailure } from './report/schema.js';
 export { REPORT_SCHEMA_ID, reportJsonSchema, scanReportSchema, scanRunSchema } from './report/schema.js';
-export { describeWhere, visible, visibleLine } from './report/common.js';
+export { coverageNote, describeWhere, scoreLabel, visible, visibleLine } from './report/common.js';
 export {
   formatRun,
   isReportFormat,

@@ -76,7 +76,7 @@ describe('svc scan --remote', () => {
     const lines = result.stderr.split('\n');
     expect(lines).toContain(`[${target}] stage fetch`);
     expect(lines.filter((line) => line.startsWith(`[${target}] finding `)).length).toBe(run.reports[0]!.findings.length);
-    expect(lines).toContain(`[${target}] done ${run.reports[0]!.findings.length} finding(s), score ${run.reports[0]!.score} (${run.reports[0]!.grade})`);
+    expect(lines).toContain(`[${target}] done ${run.reports[0]!.findings.length} finding(s), score ${run.reports[0]!.score}/100 grade ${run.reports[0]!.grade}`);
   });
 
   it('with a session and no key: the private scan is reported from the stream, findings and exit code as local, and stderr says so', async () => {

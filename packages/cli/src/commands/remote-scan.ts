@@ -17,7 +17,7 @@ import type { ScanCommandOptions } from './scan.js';
 // `svc scan --remote`: the daemon scans, the terminal shows the same live view and prints the same reports and exit
 // codes as a local scan. The stream's events (docs/daemon.md "Scans") are translated into the engine's ScanEvents.
 
-export interface RemoteScanOptions extends Pick<ScanCommandOptions, 'format' | 'output' | 'mode' | 'failOn' | 'color' | 'quiet'> {
+export interface RemoteScanOptions extends Pick<ScanCommandOptions, 'format' | 'output' | 'mode' | 'failOn' | 'failOnPartial' | 'color' | 'quiet'> {
   server?: string;
 }
 
@@ -204,6 +204,11 @@ function streamedReports(scan: ScanView, findings: Map<string, Finding[]>): Scan
       grade,
       counts,
       problems: [],
+      // The stream carries findings, not what the daemon's scan left out: this report cannot claim full coverage.
+      coverage: {
+        status: 'partial',
+        reasons: ['report rebuilt from the event stream: the daemon\'s tool list and coverage are not known (an API key reads the full report)'],
+      },
     };
   });
 }

@@ -4,8 +4,8 @@ import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { discoverConfigs, formatRun, removeAllTempDirs, scanInputs, SEVERITIES, visibleLine } from '@svc/core';
 import type { ReportFormat, ScanMode, ScanRun } from '@svc/core';
-import { EXIT, exitCodeForRun } from '../exit-codes.js';
-import type { FailOn } from '../exit-codes.js';
+import { EXIT, type FailOn } from '../exit-codes.js';
+import { exitCodeForRun } from '../run-exit-code.js';
 import type { CommandIo } from '../terminal.js';
 import { wantsColor } from '../terminal.js';
 import { startProgress } from '../ui/progress.js';
@@ -16,6 +16,8 @@ export interface ScanCommandOptions {
   output?: string;
   mode: ScanMode;
   failOn: FailOn;
+  /** Partly scanned targets fail the run (exit 2), for CI gates that must not pass on code they did not see. */
+  failOnPartial?: boolean;
   discover?: boolean;
   registry?: string;
   indexUrl?: string;
@@ -99,7 +101,7 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
   return printRun(run, options, io);
 }
 
-export type PrintOptions = Pick<ScanCommandOptions, 'format' | 'output' | 'failOn' | 'color' | 'quiet'>;
+export type PrintOptions = Pick<ScanCommandOptions, 'format' | 'output' | 'failOn' | 'failOnPartial' | 'color' | 'quiet'>;
 
 /**
  * Prints a finished run: failures on stderr, the report on stdout or atomically to --output; resolves to the exit
@@ -122,5 +124,5 @@ export async function printRun(run: ScanRun, options: PrintOptions, io: CommandI
   } else {
     io.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
   }
-  return exitCodeForRun(run, options.failOn);
+  return exitCodeForRun(run, options.failOn, options.failOnPartial);
 }

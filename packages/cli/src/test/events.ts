@@ -16,7 +16,7 @@ export function report(input: string, findings: Finding[], extra: Partial<ScanRe
   const counts = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
   for (const f of findings) counts[f.severity] += 1;
   return {
-    schemaVersion: '1.0.0',
+    schemaVersion: '2.0.0',
     generator: { name: 'svc', version: '0.0.0' },
     target: { kind: 'directory', input, name: input, contentHash: 'sha256:0' },
     mode: 'fast',
@@ -29,6 +29,7 @@ export function report(input: string, findings: Finding[], extra: Partial<ScanRe
     grade: 'D',
     counts,
     problems: [],
+    coverage: { status: 'scanned', reasons: [] },
     ...extra,
   };
 }

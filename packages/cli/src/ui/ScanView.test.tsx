@@ -86,9 +86,26 @@ describe('ScanView', () => {
 
   it('says when a target was reported but not scanned', () => {
     const state = fold([
-      { type: 'done', target: 'https://h/mcp', report: report('https://h/mcp', [], { notScanned: 'remote endpoint' }) },
+      {
+        type: 'done',
+        target: 'https://h/mcp',
+        report: report('https://h/mcp', [], { score: null, grade: null, coverage: { status: 'not-scanned', reasons: ['remote endpoint'] } }),
+      },
     ]);
     const { lastFrame } = render(<ScanView state={state} inputs={1} color={false} />);
-    expect(lastFrame()).toContain('✔ https://h/mcp not scanned: remote endpoint │ no findings');
+    expect(lastFrame()).toContain('! https://h/mcp not scanned: remote endpoint │ no findings');
+  });
+
+  it('marks a partly scanned target beside its score, not with a check mark', () => {
+    const state = fold([
+      {
+        type: 'done',
+        target: './pkg',
+        report: report('./pkg', [], { score: 100, grade: 'A', coverage: { status: 'partial', reasons: ['1 file not parsed (a.js: x)'] } }),
+      },
+    ]);
+    const { lastFrame } = render(<ScanView state={state} inputs={1} color={false} />);
+    expect(lastFrame()).toContain('! ./pkg done 3 files, score 100 (A) partial: 1 gap, see the report');
+    expect(lastFrame()).not.toContain('✔');
   });
 });

@@ -12,10 +12,16 @@ export function TargetRow({ row, color }: { row: TargetProgress; color: boolean 
     status = <Text>{`${row.stage ?? 'starting'}${files}`}</Text>;
   } else if (row.status === 'failed') {
     status = <Text color={tint('red')}>failed: {visibleLine(row.error ?? 'unknown error')}</Text>;
-  } else if (row.result?.notScanned) {
-    status = <Text color={tint('yellow')}>not scanned: {visibleLine(row.result.notScanned)}</Text>;
+  } else if (row.result?.coverage.status === 'not-scanned') {
+    status = <Text color={tint('yellow')}>not scanned: {visibleLine(row.result.coverage.reasons.join('; '))}</Text>;
   } else {
-    status = <Text>{`done ${row.result?.files ?? 0} files, score ${row.result?.score ?? '?'} (${row.result?.grade ?? '?'})`}</Text>;
+    const partial = row.result?.coverage.status === 'partial' ? row.result.coverage.reasons.length : 0;
+    status = (
+      <Text>
+        {`done ${row.result?.files ?? 0} files, score ${row.result?.score ?? '?'} (${row.result?.grade ?? '?'})`}
+        {partial > 0 && <Text color={tint('yellow')}>{` partial: ${partial} gap${partial === 1 ? '' : 's'}, see the report`}</Text>}
+      </Text>
+    );
   }
   return (
     <Box gap={1}>
@@ -23,8 +29,10 @@ export function TargetRow({ row, color }: { row: TargetProgress; color: boolean 
         <Spinner color={tint('cyan')} />
       ) : row.status === 'failed' ? (
         <Text color={tint('red')}>✖</Text>
-      ) : (
+      ) : row.result?.coverage.status === 'scanned' ? (
         <Text color={tint('green')}>✔</Text>
+      ) : (
+        <Text color={tint('yellow')}>!</Text>
       )}
       <Text bold>{visibleLine(row.target)}</Text>
       {status}

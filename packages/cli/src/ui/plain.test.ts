@@ -21,7 +21,7 @@ describe('plain progress lines', () => {
       '[./srv] stage fetch\n',
       '[./srv] finding HIGH shell-injection tool input reaches a shell command at src/index.ts:12:5\n',
       '[./srv] problem bad.ts: unexpected token\n',
-      '[./srv] done 1 finding(s), score 40 (D)\n',
+      '[./srv] done 1 finding(s), score 40/100 grade D\n',
       '[npm:nope] error package not found\n',
     ]);
   });
@@ -45,9 +45,9 @@ describe('plain progress lines', () => {
     const line = plainProgressLine({
       type: 'done',
       target: 'https://x/mcp',
-      report: report('https://x/mcp', [], { notScanned: 'remote endpoint: code not available' }),
+      report: report('https://x/mcp', [], { score: null, grade: null, coverage: { status: 'not-scanned', reasons: ['remote endpoint: code not available'] } }),
     });
-    expect(line).toBe('[https://x/mcp] done 0 finding(s), not scanned: remote endpoint: code not available');
+    expect(line).toBe('[https://x/mcp] done 0 finding(s), score not graded, not scanned: remote endpoint: code not available');
   });
 
   it('never passes terminal escape sequences from scanned text through', () => {

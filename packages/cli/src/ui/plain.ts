@@ -1,4 +1,4 @@
-import { describeWhere, visibleLine } from '@svc/core';
+import { coverageNote, describeWhere, scoreLabel, visibleLine } from '@svc/core';
 import type { ScanEvent } from '@svc/core';
 
 /**
@@ -21,8 +21,8 @@ export function plainProgressLine(event: ScanEvent): string | undefined {
       return `${prefix} problem ${visibleLine(event.file)}: ${visibleLine(event.message)}`;
     case 'done': {
       const { report } = event;
-      const status = report.notScanned ? `not scanned: ${visibleLine(report.notScanned)}` : `score ${report.score} (${report.grade})`;
-      return `${prefix} done ${report.findings.length} finding(s), ${status}`;
+      const note = coverageNote(report);
+      return `${prefix} done ${report.findings.length} finding(s), score ${scoreLabel(report)}${note ? `, ${note}` : ''}`;
     }
     case 'error':
       return `${prefix} error ${visibleLine(event.message)}`;

@@ -1,5 +1,5 @@
 import { SEVERITIES } from '@svc/core';
-import type { Finding, ScanEvent, Severity, Stage } from '@svc/core';
+import type { Coverage, Finding, ScanEvent, Severity, Stage } from '@svc/core';
 
 export interface TargetProgress {
   target: string;
@@ -9,7 +9,7 @@ export interface TargetProgress {
   files?: { done: number; total: number };
   counts: Record<Severity, number>;
   error?: string;
-  result?: { score: number; grade: string; files: number; notScanned?: string };
+  result?: { score: number | null; grade: string | null; files: number; coverage: Coverage };
 }
 
 export interface ListedFinding {
@@ -58,7 +58,7 @@ export function reduceProgress(state: ProgressState, event: ScanEvent): Progress
         status: 'done',
         // The report's counts are final: in deep mode the judge panel may have dismissed findings seen earlier.
         counts: { ...report.counts },
-        result: { score: report.score, grade: report.grade, files: report.stats.files, notScanned: report.notScanned },
+        result: { score: report.score, grade: report.grade, files: report.stats.files, coverage: report.coverage },
       };
       break;
     }

@@ -129,3 +129,15 @@ export function describeConsensus(finding: Finding): string {
   const votes = [...tally].map(([verdict, count]) => `${verdict} ${count}`).join(', ');
   return finding.consensus ? `${votes}${votes ? ' → ' : ''}${finding.consensus}` : votes;
 }
+
+/** The score as people read it: `72/100 grade C`, or `not graded` for a target whose code was not looked at. */
+export function scoreLabel(report: ScanReport): string {
+  return report.score === null || report.grade === null ? 'not graded' : `${report.score}/100 grade ${report.grade}`;
+}
+
+/** `partial: …` or `not scanned: …` with every reason, one line; undefined for a target that was fully scanned. */
+export function coverageNote(report: ScanReport): string | undefined {
+  const { status, reasons } = report.coverage;
+  if (status === 'scanned') return undefined;
+  return `${status === 'partial' ? 'partial' : 'not scanned'}: ${visibleLine(reasons.join('; '))}`;
+}

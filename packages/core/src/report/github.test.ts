@@ -8,12 +8,14 @@ describe('githubReporter', () => {
   const output = githubReporter(sampleRun());
   const lines = output.trimEnd().split('\n');
 
-  it('writes one workflow command per line: findings, a notice per target, an error per failed target', () => {
+  it('writes one workflow command per line: findings, a line per target, an error per failed target', () => {
     for (const line of lines) expect(line).toMatch(/^::(error|warning|notice)( [^:]*)?::/);
-    // 5 findings not dismissed + 2 target notices + 1 failure
+    // 5 findings not dismissed + 2 target lines + 1 failure
     expect(lines).toHaveLength(8);
     expect(output).not.toContain('cafef00d');
-    expect(lines.filter((line) => line.startsWith('::notice title=svc%3A '))).toHaveLength(2);
+    // The partly scanned target is a warning and the remote one (not scanned) an error: neither reads as passing.
+    expect(lines).toContainEqual(expect.stringMatching(/^::warning title=svc%3A npm%3Aweather-mcp@1\.2\.0::score \d+\/100 grade F .*partial: 1 file not parsed/));
+    expect(lines).toContainEqual(expect.stringMatching(/^::error title=svc%3A example [^:]*::score not graded, no findings\. not scanned: remote endpoint/));
     expect(lines.at(-1)).toBe('::error title=svc could not scan pypi%3Amissing-server==9.9::PyPI: no release 9.9 of missing-server<U+001B>[2J');
   });
 

@@ -1,5 +1,5 @@
 import type { Finding, ScanReport, Severity } from '../scan/model.js';
-import { checkoutPath, findingLocation, targetTitle, visibleBlock, visibleLine } from './common.js';
+import { checkoutPath, coverageNote, findingLocation, scoreLabel, targetTitle, visibleBlock, visibleLine } from './common.js';
 import type { ScanRun } from './schema.js';
 
 const COMMAND: Record<Severity, 'error' | 'warning' | 'notice'> = {
@@ -25,10 +25,12 @@ export function githubReporter(run: ScanRun): string {
       .filter(([, count]) => count > 0)
       .map(([severity, count]) => `${count} ${severity}`)
       .join(', ');
+    const note = coverageNote(report);
+    // A target that was not scanned is an error and a partial one a warning, so neither reads as a passing check.
+    const level = report.coverage.status === 'not-scanned' ? 'error' : report.coverage.status === 'partial' ? 'warning' : 'notice';
     lines.push(
-      command('notice', { title: `svc: ${visibleLine(targetTitle(report))}` },
-        `score ${report.score}/100, grade ${report.grade}${counts ? ` (${counts})` : ', no findings'}` +
-          (report.notScanned ? `. Not scanned: ${visibleLine(report.notScanned)}` : '')),
+      command(level, { title: `svc: ${visibleLine(targetTitle(report))}` },
+        `score ${scoreLabel(report)}${counts ? ` (${counts})` : ', no findings'}${note ? `. ${note}` : ''}`),
     );
   }
   for (const error of run.errors) {

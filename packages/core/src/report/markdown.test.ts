@@ -39,10 +39,12 @@ describe('markdownReporter', () => {
   const output = markdownReporter(sampleRun());
 
   it('has a summary table with one row per target', () => {
-    expect(output).toContain('| Target | Score | Grade | Critical | High | Medium | Low | Info |');
+    expect(output).toContain('| Target | Status | Score | Grade | Critical | High | Medium | Low | Info |');
     const report = sampleReport();
-    expect(output).toContain(`| \`npm:weather-mcp@1.2.0\` | ${report.score} | **${report.grade}** | 1 | 1 | 1 | 1 | 1 |`);
-    expect(output).toContain('| `example (https://mcp.example.com/mcp)` | 100 | **A** | 0 | 0 | 0 | 0 | 0 |');
+    expect(output).toContain(`| \`npm:weather-mcp@1.2.0\` | ⚠️ partial | ${report.score} | **${report.grade}** | 1 | 1 | 1 | 1 | 1 |`);
+    // A target nobody looked at has no score, never a clean A.
+    expect(output).toContain('| `example (https://mcp.example.com/mcp)` | ⛔ not scanned | – | – | 0 | 0 | 0 | 0 | 0 |');
+    expect(output).toContain('> **Partly scanned:**\n> - 1 file not parsed');
   });
 
   it('has a findings table whose rows keep their column count whatever the text contains', () => {

@@ -1,5 +1,7 @@
 import { SEVERITIES, type Finding, type Severity } from '../scan/model.js';
 import { describeConsensus, describeWhere, excerpt, targetTitle, visibleBlock, visibleLine } from './common.js';
+
+const COVERAGE_LABEL = { scanned: 'scanned', partial: '⚠️ partial', 'not-scanned': '⛔ not scanned' } as const;
 import type { ScanRun } from './schema.js';
 
 const SEVERITY_BADGE: Record<Severity, string> = {
@@ -23,12 +25,13 @@ export function markdownReporter(run: ScanRun): string {
 
   if (run.reports.length > 0) {
     out.push(
-      '| Target | Score | Grade | ' + SEVERITIES.map(capitalise).join(' | ') + ' |',
-      '| --- | ---: | :---: | ' + SEVERITIES.map(() => '---:').join(' | ') + ' |',
+      '| Target | Status | Score | Grade | ' + SEVERITIES.map(capitalise).join(' | ') + ' |',
+      '| --- | --- | ---: | :---: | ' + SEVERITIES.map(() => '---:').join(' | ') + ' |',
     );
     for (const report of run.reports) {
       out.push(
-        `| ${code(targetTitle(report), true)} | ${report.score} | **${report.grade}** | ` +
+        `| ${code(targetTitle(report), true)} | ${COVERAGE_LABEL[report.coverage.status]} | ${report.score ?? '–'} | ` +
+          `${report.grade === null ? '–' : `**${report.grade}**`} | ` +
           SEVERITIES.map((severity) => String(report.counts[severity])).join(' | ') +
           ' |',
       );
@@ -40,9 +43,14 @@ export function markdownReporter(run: ScanRun): string {
   let budget = COMMENT_BUDGET - out.join('\n').length;
   for (const report of run.reports) {
     out.push(`### ${code(targetTitle(report))}`, '');
-    if (report.notScanned) out.push(`> Not scanned: ${text(report.notScanned)}`, '');
+    if (report.coverage.status !== 'scanned') {
+      out.push(`> **${report.coverage.status === 'partial' ? 'Partly scanned' : 'Not scanned'}:**`);
+      for (const reason of report.coverage.reasons) out.push(`> - ${text(reason)}`);
+      out.push('');
+    }
     if (report.findings.length === 0) {
-      if (!report.notScanned) out.push('No findings.', '');
+      if (report.coverage.status === 'scanned') out.push('No findings.', '');
+      else if (report.coverage.status === 'partial') out.push('No findings in the part that was scanned.', '');
       continue;
     }
     out.push('| Severity | Rule | Category | Where | Message |', '| --- | --- | --- | --- | --- |');

@@ -136,12 +136,13 @@ export function sampleReport(findings: Finding[] = sampleFindings()): ScanReport
     score,
     grade,
     counts,
-    problems: [{ file: 'dist/bundle.min.js', message: 'Unexpected token (1:40211)' }],
+    problems: [{ file: 'dist/bundle.min.js', message: 'Unexpected token (1:40211)', kind: 'unparsed' }],
+    coverage: { status: 'partial', reasons: ['1 file not parsed (dist/bundle.min.js: Unexpected token (1:40211))'] },
   };
 }
 
 export function sampleRemoteReport(): ScanReport {
-  const { score, grade, counts } = scoreFindings([]);
+  const { counts } = scoreFindings([]);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'svc', version: '0.1.0' },
@@ -164,11 +165,11 @@ export function sampleRemoteReport(): ScanReport {
     stats: { files: 0, bytes: 0, parsedFiles: 0, skippedFiles: 0 },
     tools: [],
     findings: [],
-    score,
-    grade,
+    score: null,
+    grade: null,
     counts,
     problems: [],
-    notScanned: 'remote endpoint: reported, not scanned',
+    coverage: { status: 'not-scanned', reasons: ['remote endpoint: its code is not available to a static scan'] },
   };
 }
 

@@ -9,7 +9,7 @@ import type {
 import { getRule, ruleCatalog, type RuleCatalogEntry } from '../rules/index.js';
 import { OWASP_MCP_TOP_10 } from '../rules/owasp.js';
 import { SEVERITIES, type Finding, type ScanReport, type Severity, type SourceLocation } from '../scan/model.js';
-import { checkoutPath, findingLocation, jsonWithVisibleEscapes, visible, visibleLine } from './common.js';
+import { checkoutPath, coverageNote, findingLocation, jsonWithVisibleEscapes, visible, visibleLine } from './common.js';
 import type { ScanRun } from './schema.js';
 
 export const SVC_INFORMATION_URI = 'https://svc.dev';
@@ -91,9 +91,18 @@ function toSarifRun(run: ScanRun, report: ScanReport, catalog: RuleCatalogEntry[
     },
     invocations: [
       {
-        executionSuccessful: true,
+        // A target whose code was not looked at is a failed execution, never an empty (all clear) run.
+        executionSuccessful: report.coverage.status !== 'not-scanned',
         startTimeUtc: report.startedAt,
         toolExecutionNotifications: [
+          ...(report.coverage.status === 'scanned'
+            ? []
+            : [
+                {
+                  level: report.coverage.status === 'not-scanned' ? ('error' as const) : ('warning' as const),
+                  message: { text: `svc ${coverageNote(report)}` },
+                },
+              ]),
           ...report.problems.map((problem) => ({
             level: 'warning' as const,
             message: { text: `${visibleLine(problem.file)}: ${visibleLine(problem.message)}` },
@@ -116,7 +125,7 @@ function toSarifRun(run: ScanRun, report: ScanReport, catalog: RuleCatalogEntry[
       grade: report.grade,
       counts: report.counts,
       ...(unlocated.length > 0 ? { unlocatedFindings: unlocated.map((finding) => finding.id) } : {}),
-      ...(report.notScanned ? { notScanned: report.notScanned } : {}),
+      coverage: report.coverage,
     },
   };
 }

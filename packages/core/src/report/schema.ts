@@ -11,7 +11,7 @@ import type { ScanReport, Severity } from '../scan/model.js';
  * value) bump the minor; removing or renaming a field, or changing its meaning, bumps the major. Consumers must
  * ignore fields they do not know, which is why the published JSON Schema leaves objects open.
  */
-export const REPORT_SCHEMA_VERSION = '1.0.0';
+export const REPORT_SCHEMA_VERSION = '2.0.0';
 
 /** Illustrative home of the published schema; versioned so a consumer can pin the contract it was written for. */
 export const REPORT_SCHEMA_ID = `https://svc.dev/schema/report/${REPORT_SCHEMA_VERSION}.json`;
@@ -144,8 +144,23 @@ export const findingSchema = z
   .meta({ id: 'Finding', description: 'One problem a rule found.' });
 
 export const parseProblemSchema = z
-  .strictObject({ file: z.string(), message: z.string() })
+  .strictObject({
+    file: z.string(),
+    message: z.string(),
+    kind: z
+      .enum(['unparsed', 'over-limit', 'unreadable', 'failed'])
+      .describe('The gap it leaves: a file not parsed, left out by a limit, not readable, or a step that failed.'),
+  })
   .meta({ id: 'ParseProblem', description: 'A file that did not parse, or another non-fatal problem.' });
+
+export const coverageSchema = z
+  .strictObject({
+    status: z
+      .enum(['scanned', 'partial', 'not-scanned'])
+      .describe('scanned: everything found was analysed; partial: some of it was not (see reasons); not-scanned: nothing was.'),
+    reasons: z.array(z.string()).describe('One line per gap; empty when scanned.'),
+  })
+  .meta({ id: 'Coverage', description: 'How much of the target the scan covered. Only a scanned target can be called clean.' });
 
 const generatorSchema = z
   .strictObject({ name: z.literal('svc'), version: z.string() })
@@ -182,14 +197,14 @@ export const scanReportSchema = z
       .array(findingSchema)
       .optional()
       .describe('Deep mode: findings the judge panel dismissed by majority, with their votes. Not counted or scored.'),
-    score: z.number().min(0).max(100).describe('0..100, see docs/report.md for the formula.'),
-    grade: grade.describe('Letter grade from the score, capped by critical/high findings.'),
+    score: z.number().min(0).max(100).nullable().describe('0..100, see docs/report.md for the formula; null when not scanned.'),
+    grade: grade.nullable().describe('Letter grade from the score, capped by critical/high findings; null when not scanned.'),
     // An explicit object rather than z.record(severity, …): the JSON Schema then lists the keys as properties.
     counts: z
       .strictObject(Object.fromEntries(SEVERITIES.map((key) => [key, z.number().int()])) as Record<Severity, z.ZodInt>)
       .describe('Findings per severity, not counting those the judges dismissed.'),
     problems: z.array(parseProblemSchema),
-    notScanned: z.string().optional().describe('Why the target’s code was not scanned (e.g. a remote endpoint).'),
+    coverage: coverageSchema,
   })
   .meta({ id: 'ScanReport', description: 'The result of scanning one target.' });
 

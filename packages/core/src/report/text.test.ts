@@ -1,6 +1,6 @@
 /* eslint-disable no-control-regex -- these tests look for raw control characters on purpose */
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../scan/model.js';
+import type { Finding, ScanReport } from '../scan/model.js';
 import { HOSTILE_EVIDENCE, sampleFindings, sampleReport, sampleRun } from './sample-run.js';
 import { textReporter } from './text.js';
 
@@ -53,7 +53,8 @@ describe('textReporter', () => {
     expect(output).toContain(`score ${report.score}/100 grade ${report.grade}`);
     expect(output).toContain('critical 1 · high 1 · medium 1 · low 1 · info 1');
     expect(output).toContain('dist/bundle.min.js: Unexpected token');
-    expect(output).toContain('not scanned: remote endpoint');
+    expect(output).toMatch(/partial:\n {4}! 1 file not parsed \(dist\/bundle\.min\.js: Unexpected token/);
+    expect(output).toMatch(/score not graded .*\n {2}not scanned:\n {4}! remote endpoint/);
     expect(output).toMatch(/Errors \(1\)\n {2}✖ pypi:missing-server==9\.9: PyPI: no release/);
     expect(output.trimEnd().split('\n').at(-1)).toBe('svc 0.1.0: 2 targets scanned, 6 findings, 1 target failed');
   });
@@ -66,7 +67,12 @@ describe('textReporter', () => {
     expect(text).toContain('… (32 more lines)');
   });
 
-  it('says when a target is clean', () => {
-    expect(textReporter(sampleRun([sampleReport([])]))).toContain('✔ no findings');
+  it('says when a target is clean, and only then', () => {
+    const clean: ScanReport = { ...sampleReport([]), problems: [], coverage: { status: 'scanned', reasons: [] } };
+    expect(textReporter(sampleRun([clean]))).toContain('✔ no findings');
+    // The same report with a file that did not parse is not clean: it says what was left out instead.
+    const partial = textReporter(sampleRun([sampleReport([])]));
+    expect(partial).not.toContain('✔ no findings');
+    expect(partial).toContain('no findings in the part that was scanned');
   });
 });

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import { SEVERITIES, type Finding, type ScanReport, type Severity } from '../scan/model.js';
-import { describeConsensus, describeWhere, excerpt, targetTitle, visibleBlock, visibleLine } from './common.js';
+import { describeConsensus, describeWhere, excerpt, scoreLabel, targetTitle, visibleBlock, visibleLine } from './common.js';
 import type { ScanRun } from './schema.js';
 
 export interface TextOptions {
@@ -49,15 +49,19 @@ export function textReporter(run: ScanRun, options: TextOptions = {}): string {
 
 function formatReport(report: ScanReport, paint: (style: Style, text: string) => string): string[] {
   const lines: string[] = [];
-  const { score, grade } = report;
-  const gradeStyle: Style = grade === 'A' || grade === 'B' ? 'green' : grade === 'C' ? 'yellow' : 'red';
+  const { grade, coverage } = report;
+  const gradeStyle: Style = grade === null ? 'yellow' : grade === 'A' || grade === 'B' ? 'green' : grade === 'C' ? 'yellow' : 'red';
   lines.push(paint('bold', `■ ${visibleLine(targetTitle(report))}`) + paint('dim', `  [${report.target.kind}, ${report.mode}]`));
   lines.push(
-    `  score ${paint(gradeStyle, `${score}/100 grade ${grade}`)}  ` +
+    `  score ${paint(gradeStyle, scoreLabel(report))}  ` +
       SEVERITIES.map((severity) => `${severity} ${report.counts[severity]}`).join(' · ') +
       paint('dim', `  (${report.stats.files} files, ${report.tools.length} tools)`),
   );
-  if (report.notScanned) lines.push(`  ${paint('yellow', 'not scanned:')} ${visibleLine(report.notScanned)}`);
+  // What was not analysed stands beside the grade, so a partial A is never read as a clean A.
+  if (coverage.status !== 'scanned') {
+    lines.push(`  ${paint('yellow', coverage.status === 'partial' ? 'partial:' : 'not scanned:')}`);
+    for (const reason of coverage.reasons) lines.push(`    ${paint('yellow', '!')} ${visibleLine(reason)}`);
+  }
 
   for (const severity of SEVERITIES) {
     const group = report.findings.filter((finding) => finding.severity === severity);
@@ -65,7 +69,8 @@ function formatReport(report: ScanReport, paint: (style: Style, text: string) =>
     lines.push('', `  ${paint(SEVERITY_STYLE[severity], paint('bold', severity.toUpperCase()))} (${group.length})`);
     for (const finding of group) lines.push(...formatFinding(finding, paint));
   }
-  if (report.findings.length === 0 && !report.notScanned) lines.push(`  ${paint('green', '✔ no findings')}`);
+  if (report.findings.length === 0 && coverage.status === 'scanned') lines.push(`  ${paint('green', '✔ no findings')}`);
+  if (report.findings.length === 0 && coverage.status === 'partial') lines.push(`  ${paint('yellow', 'no findings in the part that was scanned')}`);
 
   if (report.problems.length > 0) {
     lines.push('', `  ${paint('dim', `problems (${report.problems.length}):`)}`);

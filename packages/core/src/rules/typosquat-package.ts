@@ -1,13 +1,10 @@
 import { createRule } from './create-rule.js';
 import type { Manifest, Severity, SourceFile } from '../scan/model.js';
+import { dependenciesOf, normalizePypi, type Ecosystem } from '../scan/dependencies.js';
 import { damerauLevenshtein } from './support/edit-distance.js';
 import { KNOWN_NPM_PACKAGES, KNOWN_PYPI_PACKAGES, unscopedAliases } from './support/known-mcp-packages.js';
 import { positionAt } from './support/text-patterns.js';
 
-type Ecosystem = 'npm' | 'pypi';
-
-/** PEP 503: PyPI treats `Mcp_Server.Fetch` and `mcp-server-fetch` as one project. */
-const normalizePypi = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
 const collapse = (name: string) => name.toLowerCase().replace(/[@/._-]+/g, '');
 const tokens = (name: string) => name.toLowerCase().split(/[@/._-]+/).filter(Boolean);
 
@@ -84,50 +81,6 @@ function closestKnown(name: string, ecosystem: Ecosystem): Resemblance | undefin
     if (found) return found;
   }
   return undefined;
-}
-
-interface Dependency {
-  name: string;
-  ecosystem: Ecosystem;
-  manifest: Manifest;
-}
-
-/** PEP 508 requirement → project name (`mcp[cli]>=1.2; python_version>'3.9'` → `mcp`). */
-function requirementName(requirement: string): string | undefined {
-  const line = requirement.trim();
-  if (line === '' || line.startsWith('#') || line.startsWith('-') || /^[a-z+]+:\/\//i.test(line)) return undefined;
-  return /^([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(line)?.[1];
-}
-
-function dependenciesOf(manifest: Manifest): Dependency[] {
-  const data = manifest.data as Record<string, unknown> | null;
-  const names: Array<[string, Ecosystem]> = [];
-  const record = (value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
-  const list = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
-  if (manifest.kind === 'package.json') {
-    for (const field of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']) {
-      for (const name of Object.keys(record(data?.[field]))) names.push([name, 'npm']);
-    }
-  } else if (manifest.kind === 'pyproject.toml') {
-    const project = record(data?.project);
-    const requirements = [
-      ...list(project.dependencies),
-      ...Object.values(record(project['optional-dependencies'])).flatMap(list),
-      ...Object.values(record(data?.['dependency-groups'])).flatMap(list),
-    ];
-    for (const requirement of requirements) {
-      const name = requirementName(requirement);
-      if (name) names.push([name, 'pypi']);
-    }
-    const poetry = record(record(record(data?.tool).poetry).dependencies);
-    for (const name of Object.keys(poetry)) if (name !== 'python') names.push([name, 'pypi']);
-  } else if (manifest.kind === 'requirements.txt' && typeof manifest.data === 'string') {
-    for (const line of manifest.data.split('\n')) {
-      const name = requirementName(line);
-      if (name) names.push([name, 'pypi']);
-    }
-  }
-  return names.map(([name, ecosystem]) => ({ name, ecosystem, manifest }));
 }
 
 function ownEcosystems(kind: string, manifests: readonly Manifest[]): Ecosystem[] {

@@ -6,6 +6,7 @@ import { REPORT_SCHEMA_VERSION, type ScanRun, type TargetFailure } from '../repo
 import { SVC_VERSION } from '../version.js';
 import { ANALYZERS } from './analysis/index.js';
 import type { ScanEventListener, Stage } from './events.js';
+import { assessCoverage, notScanned } from './coverage.js';
 import { inventoryWorkspace } from './inventory.js';
 import type {
   CodeFact,
@@ -81,8 +82,7 @@ export async function scanInputs(inputs: readonly string[], options: ScanOptions
 export async function scanTarget(target: ScanTarget, options: ScanOptions = {}): Promise<ScanReport> {
   const label = targetLabel(target);
   if (target.kind === 'remote') {
-    const report = emptyReport(target, options.mode ?? 'fast', target.url, options.clock?.() ?? new Date());
-    report.notScanned = 'remote endpoint: reported, not scanned (live tools/list scanning is not available yet)';
+    const report = notScannedReport(target, options.mode ?? 'fast', options.clock?.() ?? new Date());
     options.onEvent?.({ type: 'done', target: label, report });
     return report;
   }
@@ -179,6 +179,7 @@ export async function scanWorkspace(
   for (const finding of findings) emit({ type: 'finding', target: label, finding });
 
   const { score, grade, counts } = await time('score', () => scoreFindings(findings));
+  const coverage = assessCoverage({ problems, tools, manifests: inventory.manifests });
   timings.total = round(performance.now() - totalStart + (timings.fetch ?? 0));
 
   const report: ScanReport = {
@@ -208,6 +209,7 @@ export async function scanWorkspace(
     grade,
     counts,
     problems,
+    coverage,
   };
   emit({ type: 'done', target: label, report });
   return report;
@@ -232,7 +234,7 @@ function runRules(rules: readonly Rule[], inputs: RuleInputs, problems: ParsePro
       rule.check(context);
     } catch (error) {
       // A rule bug must not sink the scan; it is reported like a file that did not parse.
-      problems.push({ file: '.', message: `rule ${rule.id} failed: ${describeError(error)}` });
+      problems.push({ file: '.', message: `rule ${rule.id} failed: ${describeError(error)}`, kind: 'failed' });
     }
   }
   return [...findings.values()];
@@ -285,15 +287,25 @@ function sortFindings(findings: Finding[]): Finding[] {
   );
 }
 
-function emptyReport(target: ScanTarget, mode: ScanMode, name: string, startedAt: Date): ScanReport {
-  const { score, grade, counts } = scoreFindings([]);
+/**
+ * The report of a target whose code is not available to a static scan: a remote endpoint, or a server a config runs
+ * from a container image or an unresolvable command (config.ts marks those `remote` with a `docker:`/`command:` url).
+ * It has no score: nothing was looked at.
+ */
+function notScannedReport(target: Extract<ScanTarget, { kind: 'remote' }>, mode: ScanMode, startedAt: Date): ScanReport {
+  const { counts } = scoreFindings([]);
+  const reason = target.url.startsWith('docker:')
+    ? `container image ${target.url.slice('docker:'.length)}: its code is not in a package svc can fetch, so it was not scanned`
+    : target.url.startsWith('command:')
+      ? `the server runs \`${target.url.slice('command:'.length)}\`, which does not name a package or folder svc can scan`
+      : 'remote endpoint: its code is not available to a static scan (live tools/list scanning is not available yet)';
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'svc', version: SVC_VERSION },
     target: {
       kind: target.kind,
       input: target.input,
-      name,
+      name: target.url,
       contentHash: createHash('sha256').update('').digest('hex'),
       ...('origin' in target && target.origin ? { origin: target.origin } : {}),
     },
@@ -303,10 +315,11 @@ function emptyReport(target: ScanTarget, mode: ScanMode, name: string, startedAt
     stats: { files: 0, bytes: 0, parsedFiles: 0, skippedFiles: 0 },
     tools: [],
     findings: [],
-    score,
-    grade,
+    score: null,
+    grade: null,
     counts,
     problems: [],
+    coverage: notScanned(reason),
   };
 }
 

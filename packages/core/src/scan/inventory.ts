@@ -123,7 +123,7 @@ export async function inventoryWorkspace(
     try {
       entries = await readdir(path.join(root, relDir), { withFileTypes: true });
     } catch (error) {
-      problems.push({ file: relDir || '.', message: `cannot read directory: ${(error as Error).message}` });
+      problems.push({ file: relDir || '.', message: `cannot read directory: ${(error as Error).message}`, kind: 'unreadable' });
       continue;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -146,7 +146,7 @@ export async function inventoryWorkspace(
     }
   }
   if (skippedFiles > 0 && candidates.length >= limits.maxFiles) {
-    problems.push({ file: '.', message: `more than ${limits.maxFiles} files: ${skippedFiles} not scanned` });
+    problems.push({ file: '.', message: `more than ${limits.maxFiles} files: ${skippedFiles} not scanned`, kind: 'over-limit' });
   }
 
   const hasTypeScriptSources = candidates.some(
@@ -179,7 +179,7 @@ export async function inventoryWorkspace(
     }
     if (candidate.size > limits.maxFileBytes || bytes + candidate.size > limits.maxTotalBytes) {
       skippedFiles++;
-      problems.push({ file: candidate.relPath, message: `not read: ${candidate.size} bytes is over the size limit` });
+      problems.push({ file: candidate.relPath, message: `not read: ${candidate.size} bytes is over the size limit`, kind: 'over-limit' });
       digests.push(`${candidate.relPath}\0size:${candidate.size}`);
       file.role = 'other';
       files.push(file);
@@ -259,7 +259,7 @@ function readManifest(relPath: string, name: string, text: string, problems: Par
         return undefined;
     }
   } catch (error) {
-    problems.push({ file: relPath, message: `manifest does not parse: ${(error as Error).message}` });
+    problems.push({ file: relPath, message: `manifest does not parse: ${(error as Error).message}`, kind: 'unreadable' });
     return undefined;
   }
 }

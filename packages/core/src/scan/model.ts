@@ -301,9 +301,29 @@ export interface ScanTimings {
   [stage: string]: number;
 }
 
+/**
+ * What kind of gap a problem leaves in the scan; every kind makes the target `partial` (docs/report.md, Coverage):
+ * `unparsed` a file the analyzers could not read as code, `over-limit` a file or files left out by the size or count
+ * limits, `unreadable` a directory or manifest that could not be read, `failed` an analysis step or rule that broke.
+ */
+export type ProblemKind = 'unparsed' | 'over-limit' | 'unreadable' | 'failed';
+
 export interface ParseProblem {
   file: string;
   message: string;
+  kind: ProblemKind;
+}
+
+/**
+ * How much of a target the scan covered. Only a `scanned` target can be called clean: a `partial` one keeps its
+ * score with the reasons beside it, a `not-scanned` one (a remote endpoint, a container image) has no score at all.
+ */
+export type CoverageStatus = 'scanned' | 'partial' | 'not-scanned';
+
+export interface Coverage {
+  status: CoverageStatus;
+  /** One line per gap, empty when `scanned`: what was not analysed and why. */
+  reasons: string[];
 }
 
 export interface ScanReport {
@@ -327,11 +347,13 @@ export interface ScanReport {
   findings: Finding[];
   /** Deep mode: findings the panel dismissed by majority, with their votes (served at /scan/{id}/consensus). */
   dismissed?: Finding[];
-  score: number;
-  grade: 'A' | 'B' | 'C' | 'D' | 'F';
+  /** 0..100; null when the target was not scanned (nothing was looked at, so there is nothing to grade). */
+  score: number | null;
+  grade: Grade | null;
   counts: Record<Severity, number>;
   /** Files that did not parse, and other non-fatal problems. */
   problems: ParseProblem[];
-  /** Set when the target could not be scanned for code (e.g. a remote endpoint, which is reported not scanned). */
-  notScanned?: string;
+  coverage: Coverage;
 }
+
+export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';

@@ -1,6 +1,4 @@
-import type { Finding, ScanReport, Severity } from './model.js';
-
-export type Grade = ScanReport['grade'];
+import type { Finding, Grade, Severity } from './model.js';
 
 /**
  * Points one finding costs at confidence 1. The ratios are what matter: one critical (remote code execution,

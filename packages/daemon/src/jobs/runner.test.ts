@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { cp, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,5 +108,20 @@ describe('ScanRunner', () => {
     await runner.stop(5_000);
     expect((await scans.findById(scan!.id))?.status).toBe('failed');
     expect(runner.running).toBe(0);
+  });
+
+  it('fails a scan in which no server could be scanned (a config of remote endpoints) with the reason, never a score', async () => {
+    const root = path.join(dir, 'root');
+    await mkdir(root, { recursive: true });
+    const config = path.join(root, 'mcp.json');
+    await writeFile(config, JSON.stringify({ mcpServers: { hosted: { url: 'http://127.0.0.1:9/mcp' } } }));
+    const { scans, runner } = daemon(scanWorkerUrl(), [root]);
+    const submitted = await scans.submit({ scan: newScan(config), buckets: [], now: TEST_CLOCK_START });
+    await runner.start();
+    await until(async () => (await scans.findById(submitted.scan!.id))?.status === 'failed');
+    const failed = await scans.findById(submitted.scan!.id);
+    expect(failed?.summary).toBeNull();
+    expect(failed?.error).toMatch(/not scanned: remote endpoint/);
+    await runner.stop(0);
   });
 });

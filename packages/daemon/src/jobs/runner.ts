@@ -4,7 +4,7 @@ import { scanView } from '../scan-view.js';
 import type { ScanRecord, ScanRepository } from '../store/repositories.js';
 import type { ScanEventHub } from './hub.js';
 import type { ScanJob, ScanOutcome } from './pool.js';
-import { summarizeRun } from './summary.js';
+import { gradedReports, summarizeRun, ungradedReason } from './summary.js';
 
 /** The part of ScanPool the runner uses; the pool decides how a scan is isolated and bounded. */
 export interface ScanExecutor {
@@ -117,14 +117,15 @@ export class ScanRunner {
     }
     const now = clock();
     const ms = Math.round(performance.now() - started);
-    if (outcome.ok && outcome.run.reports.length > 0) {
+    if (outcome.ok && gradedReports(outcome.run).length > 0) {
       const { summary, findings } = summarizeRun(outcome.run, scan);
       if (await scans.complete({ id: scan.id, run: outcome.run, summary, findings, now })) {
         logger.info('scan completed', { scan_id: scan.id, ms, findings: findings.length });
       }
     } else {
-      // A run whose every target failed (no such package, refused path) is a failed scan with the targets' reasons.
-      const message = outcome.ok ? outcome.run.errors.map((error) => `${error.input}: ${error.message}`).join('; ') : outcome.message;
+      // A run whose every target failed (no such package, refused path) or could not be scanned (remote endpoints)
+      // is a failed scan with the targets' reasons: a score of 100 for code nobody looked at would be a false claim.
+      const message = outcome.ok ? ungradedReason(outcome.run) : outcome.message;
       if (await scans.fail({ id: scan.id, message: message || 'the scan produced no report', now })) {
         logger.info('scan failed', {
           scan_id: scan.id,

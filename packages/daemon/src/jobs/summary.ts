@@ -23,7 +23,9 @@ export function describeTarget(target: ScanTarget): { source: string; package: s
 /**
  * The columns a completed scan keeps beside its result. A config expands to several servers: then the score
  * and grade are the worst of them and the counts add up, so a list never shows a config as cleaner than its
- * worst server. Name and version come from the report when there is exactly one.
+ * worst server. Servers that were not scanned (remote endpoints) have no score and take no part in it; a run with
+ * no scanned server at all is a failed scan (see `gradedReports`). Name and version come from the report when there
+ * is exactly one.
  */
 export function summarizeRun(run: ScanRun, queued: { source: string | null; package: string | null; version: string | null }): RunSummary {
   const counts = Object.fromEntries(SEVERITIES.map((severity) => [severity, 0])) as Record<Severity, number>;
@@ -36,8 +38,8 @@ export function summarizeRun(run: ScanRun, queued: { source: string | null; pack
       counts[finding.severity] += 1;
       findings.push({ ruleId: finding.ruleId, category: finding.category, severity: finding.severity });
     }
-    if (report.score < score) score = report.score;
-    if (report.grade > grade) grade = report.grade;
+    if (report.score !== null && report.score < score) score = report.score;
+    if (report.grade !== null && report.grade > grade) grade = report.grade;
     toolsCount += report.tools.length;
   }
   const only = run.reports.length === 1 ? run.reports[0] : undefined;
@@ -54,4 +56,17 @@ export function summarizeRun(run: ScanRun, queued: { source: string | null; pack
     },
     findings,
   };
+}
+
+/** The reports that have a score: a run without any (every server remote, say) has nothing to show as a result. */
+export function gradedReports(run: ScanRun): ScanRun['reports'] {
+  return run.reports.filter((report) => report.coverage.status !== 'not-scanned');
+}
+
+/** Why a run produced no graded report: the targets that failed and those that could not be scanned. */
+export function ungradedReason(run: ScanRun): string {
+  return [
+    ...run.errors.map((error) => `${error.input}: ${error.message}`),
+    ...run.reports.map((report) => `${report.target.input}: not scanned: ${report.coverage.reasons.join('; ')}`),
+  ].join('; ');
 }

@@ -110,6 +110,7 @@ export async function seedScan(services: Services, seed: SeedScan): Promise<stri
     grade,
     counts,
     problems: [],
+    coverage: { status: 'scanned', reasons: [] },
   };
   const run: ScanRun = { schemaVersion: REPORT_SCHEMA_VERSION, generator: { name: 'svc', version: SVC_VERSION }, reports: [report], errors: [] };
   const completed = await services.scans.complete({

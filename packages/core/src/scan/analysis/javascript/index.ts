@@ -89,7 +89,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
     const outcome = parseFile(file);
     options.onFile?.(file);
     if (!outcome.ok) {
-      problems.push({ file: file.path, message: outcome.message });
+      problems.push({ file: file.path, message: outcome.message, kind: 'unparsed' });
       continue;
     }
     indexes.set(file.path, buildFileIndex(outcome.parsed));

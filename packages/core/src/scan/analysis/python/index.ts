@@ -35,16 +35,16 @@ export const pythonAnalyzer: LanguageAnalyzer = {
         try {
           tree = parser.parse(file.text);
         } catch (error) {
-          problems.push({ file: file.path, message: `python parse failed: ${message(error)}` });
+          problems.push({ file: file.path, message: `python parse failed: ${message(error)}`, kind: 'unparsed' });
           continue;
         }
         if (!tree) {
-          problems.push({ file: file.path, message: 'python parse failed' });
+          problems.push({ file: file.path, message: 'python parse failed', kind: 'unparsed' });
           continue;
         }
         const share = errorShare(tree);
         if (share > MAX_ERROR_SHARE) {
-          problems.push({ file: file.path, message: `not valid Python (${Math.round(share * 100)}% of the file does not parse); skipped` });
+          problems.push({ file: file.path, message: `not valid Python (${Math.round(share * 100)}% of the file does not parse); skipped`, kind: 'unparsed' });
           tree.delete();
           continue;
         }
@@ -63,21 +63,21 @@ export const pythonAnalyzer: LanguageAnalyzer = {
         tools.push(...lowLevel.tools);
         handlers.push(...lowLevel.handlers);
       } catch (error) {
-        problems.push({ file: '', message: `python tool extraction failed: ${message(error)}` });
+        problems.push({ file: '', message: `python tool extraction failed: ${message(error)}`, kind: 'failed' });
       }
 
       options.signal?.throwIfAborted();
       try {
         flows = analyzeTaint(program, handlers);
       } catch (error) {
-        problems.push({ file: '', message: `python dataflow failed: ${message(error)}` });
+        problems.push({ file: '', message: `python dataflow failed: ${message(error)}`, kind: 'failed' });
       }
 
       for (const module of program.modules) {
         try {
           facts.push(...pythonFacts(module));
         } catch (error) {
-          problems.push({ file: module.path, message: `python code facts failed: ${message(error)}` });
+          problems.push({ file: module.path, message: `python code facts failed: ${message(error)}`, kind: 'failed' });
         }
       }
       return { tools, flows, facts, problems, parsedFiles: program.modules.length };

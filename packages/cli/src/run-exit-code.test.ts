@@ -1,10 +1,11 @@
 import type { ScanRun } from '@svc/core';
 import { describe, expect, it } from 'vitest';
-import { EXIT, exitCodeForRun, meetsThreshold } from './exit-codes.js';
+import { EXIT } from './exit-codes.js';
+import { exitCodeForRun, meetsThreshold } from './run-exit-code.js';
 import { finding, report } from './test/events.js';
 
 function run(findings: Parameters<typeof report>[1], errors: ScanRun['errors'] = []): ScanRun {
-  return { schemaVersion: '1.0.0', generator: { name: 'svc', version: '0' }, reports: [report('./x', findings)], errors };
+  return { schemaVersion: '2.0.0', generator: { name: 'svc', version: '0' }, reports: [report('./x', findings)], errors };
 }
 
 describe('exit codes', () => {
@@ -36,5 +37,22 @@ describe('exit codes', () => {
     const critical = finding({ severity: 'critical', ruleId: 'r' });
     expect(exitCodeForRun(run([critical], [{ input: 'npm:x', message: 'not found' }]), 'high')).toBe(EXIT.error);
     expect(exitCodeForRun(run([], [{ input: './gone', message: 'no such directory' }]), 'never')).toBe(EXIT.error);
+  });
+
+  it('is 2 when a target was not scanned, whatever the threshold', () => {
+    const remote = report('https://h/mcp', [], { score: null, grade: null, coverage: { status: 'not-scanned', reasons: ['remote endpoint'] } });
+    const scanned = report('./x', []);
+    const mixed: ScanRun = { schemaVersion: '2.0.0', generator: { name: 'svc', version: '0' }, reports: [scanned, remote], errors: [] };
+    expect(exitCodeForRun(mixed, 'never')).toBe(EXIT.error);
+    expect(exitCodeForRun(mixed, 'high', false)).toBe(EXIT.error);
+  });
+
+  it('lets a partly scanned target pass unless --fail-on-partial, which makes it 2', () => {
+    const partial = report('./x', [], { coverage: { status: 'partial', reasons: ['1 file not parsed (a.js: x)'] } });
+    const partialRun: ScanRun = { schemaVersion: '2.0.0', generator: { name: 'svc', version: '0' }, reports: [partial], errors: [] };
+    expect(exitCodeForRun(partialRun, 'high')).toBe(EXIT.clean);
+    expect(exitCodeForRun(partialRun, 'high', true)).toBe(EXIT.error);
+    // A fully scanned run is not affected by the flag.
+    expect(exitCodeForRun(run([]), 'high', true)).toBe(EXIT.clean);
   });
 });
