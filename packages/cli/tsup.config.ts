@@ -7,6 +7,8 @@ export default defineConfig({
   platform: 'node',
   sourcemap: true,
   clean: true,
+  // @svc/core is bundled in, so the published package installs on its own: its third-party dependencies are listed
+  // in this package's dependencies (packaging.test.ts keeps the two lists equal) and stay external.
+  noExternal: ['@svc/core'],
   banner: { js: '#!/usr/bin/env node' },
-  // @svc/core and the npm dependencies stay external: they resolve from node_modules at run time.
 });

@@ -9,5 +9,7 @@ export default defineConfig({
   dts: { entry: 'src/index.ts' },
   sourcemap: true,
   clean: true,
-  // @svc/core, better-sqlite3 (native) and the npm dependencies stay external: they resolve from node_modules at run time.
+  // @svc/core is bundled in, so the published package installs on its own: its third-party dependencies are listed
+  // in this package's dependencies (packaging.test.ts keeps the two lists equal) and stay external.
+  noExternal: ['@svc/core'],
 });

@@ -1,37 +1,14 @@
 // End-to-end: the built `svc` binary as a child process, against real directories in temp dirs.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, REPO } from './test/build.js';
 
-const repo = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
-const bin = join(repo, 'packages/cli/dist/index.js');
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of execFileSync('find', [dir, '-type', 'f', '-newer', bin], { encoding: 'utf8' }).split('\n')) {
-    if (entry) newest = Math.max(newest, statSync(entry).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds core and cli with tsup unless dist is newer than every source file (builds are serialised across runs). */
-function ensureBuilt(): void {
-  const stale =
-    !existsSync(bin) ||
-    !existsSync(join(repo, 'packages/core/dist/index.js')) ||
-    newestMtime(join(repo, 'packages/core/src')) > 0 ||
-    newestMtime(join(repo, 'packages/cli/src')) > 0;
-  if (!stale) return;
-  execFileSync(
-    'flock',
-    ['/tmp/svc-build.lock', 'sh', '-c', 'npm run build -w @svc/core >/dev/null && npm run build -w @svc/cli >/dev/null'],
-    { cwd: repo, stdio: 'inherit' },
-  );
-}
+const bin = join(REPO, 'packages/cli/dist/index.js');
 
 interface Result {
   code: number | null;
@@ -108,7 +85,7 @@ let benign: string;
 let vulnerable: string;
 
 beforeAll(async () => {
-  ensureBuilt();
+  ensureBuilt(['cli']);
   work = await mkdtemp(join(tmpdir(), 'svc-cli-e2e-'));
   childTmp = join(work, 'tmp');
   childHome = join(work, 'home');

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 interface LockEntry {
   version?: string;
+  hasInstallScript?: boolean;
   optionalDependencies?: Record<string, string>;
 }
 
@@ -30,5 +31,20 @@ describe('package-lock.json', () => {
       ).map((name) => `${where} → ${name}`),
     );
     expect(missing).toEqual([]);
+  });
+
+  it('runs install scripts only to build native code, never a telemetry or download step', () => {
+    // Each entry was reviewed: what its install script does. A new one fails here until it is reviewed too
+    // (swagger-ui-dist is pinned to 5.17.14, the last release before it pulled in @scarf/scarf's phoning postinstall).
+    const reviewed: Record<string, string> = {
+      'better-sqlite3': 'prebuild-install, else node-gyp: the daemon\'s SQLite binding',
+      'tree-sitter-python': 'node-gyp rebuild of the grammar\'s optional Node binding (svc loads its .wasm)',
+      esbuild: 'install.js: checks that the platform binary package was installed (dev dependency of tsup)',
+    };
+    const scripted = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([where]) => where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(scripted.filter((name) => !(name in reviewed))).toEqual([]);
+    expect(Object.keys(lock.packages).filter((where) => where.endsWith('node_modules/@scarf/scarf'))).toEqual([]);
   });
 });

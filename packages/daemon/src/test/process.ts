@@ -17,10 +17,13 @@ export interface SvcdProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `svcd --port 0` with `env` and resolves once it prints where it listens. */
-export async function startSvcdProcess(env: Record<string, string | undefined>): Promise<SvcdProcess> {
-  if (!existsSync(DIST_MAIN)) throw new Error(`${DIST_MAIN} is missing: run \`npm run build\` before these tests`);
-  const child = spawn(process.execPath, [SVCD_BIN, '--port', '0'], { env, stdio: 'pipe' });
+/**
+ * Starts `svcd --port 0` with `env` and resolves once it prints where it listens. `bin` is the repository's build
+ * unless a test gives an installed copy (a `bin/svcd` shim, run as the shell would).
+ */
+export async function startSvcdProcess(env: Record<string, string | undefined>, bin?: string): Promise<SvcdProcess> {
+  if (bin === undefined && !existsSync(DIST_MAIN)) throw new Error(`${DIST_MAIN} is missing: run \`npm run build\` before these tests`);
+  const child = bin === undefined ? spawn(process.execPath, [SVCD_BIN, '--port', '0'], { env, stdio: 'pipe' }) : spawn(bin, ['--port', '0'], { env, stdio: 'pipe' });
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
