@@ -4,6 +4,7 @@ export type { ScanEvent, ScanEventListener, Stage } from './scan/events.js';
 export { STAGES } from './scan/events.js';
 export { scanInputs, scanTarget, scanWorkspace, targetLabel, type ScanOptions } from './scan/engine.js';
 export { inventoryWorkspace, DEFAULT_INVENTORY_LIMITS, type Inventory, type InventoryLimits } from './scan/inventory.js';
+export { scopeCode, type CodeScope } from './scan/scope.js';
 export { ANALYZERS } from './scan/analysis/index.js';
 export type { LanguageAnalyzer, LanguageAnalysis, AnalyzeOptions } from './scan/analysis/analyzer.js';
 export { parseTarget, expandTarget, fetchTarget, TargetError, type SourceOptions } from './scan/target.js';

@@ -11,7 +11,7 @@ import type { ScanReport, Severity } from '../scan/model.js';
  * value) bump the minor; removing or renaming a field, or changing its meaning, bumps the major. Consumers must
  * ignore fields they do not know, which is why the published JSON Schema leaves objects open.
  */
-export const REPORT_SCHEMA_VERSION = '1.0.0';
+export const REPORT_SCHEMA_VERSION = '1.1.0';
 
 /** Illustrative home of the published schema; versioned so a consumer can pin the contract it was written for. */
 export const REPORT_SCHEMA_ID = `https://svc.dev/schema/report/${REPORT_SCHEMA_VERSION}.json`;
@@ -147,6 +147,16 @@ export const parseProblemSchema = z
   .strictObject({ file: z.string(), message: z.string() })
   .meta({ id: 'ParseProblem', description: 'A file that did not parse, or another non-fatal problem.' });
 
+export const scopedOutFileSchema = z
+  .strictObject({
+    path: z.string(),
+    reason: z
+      .enum(['declaration', 'browser-build', 'dual-build-twin'])
+      .describe('declaration: types only; browser-build: a web client beside an index.html; dual-build-twin: the CommonJS copy of an analysed ESM build.'),
+    detail: z.string(),
+  })
+  .meta({ id: 'ScopedOutFile', description: 'A code file left out of the analysis, and why.' });
+
 const generatorSchema = z
   .strictObject({ name: z.literal('svc'), version: z.string() })
   .describe('The svc build that produced the document.');
@@ -189,6 +199,10 @@ export const scanReportSchema = z
       .strictObject(Object.fromEntries(SEVERITIES.map((key) => [key, z.number().int()])) as Record<Severity, z.ZodInt>)
       .describe('Findings per severity, not counting those the judges dismissed.'),
     problems: z.array(parseProblemSchema),
+    scopedOut: z
+      .array(scopedOutFileSchema)
+      .optional()
+      .describe('Code files the analyzers did not receive, and why; the text rules (secrets, hidden characters) still read them.'),
     notScanned: z.string().optional().describe('Why the target’s code was not scanned (e.g. a remote endpoint).'),
   })
   .meta({ id: 'ScanReport', description: 'The result of scanning one target.' });

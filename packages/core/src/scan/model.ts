@@ -301,6 +301,16 @@ export interface ScanTimings {
   [stage: string]: number;
 }
 
+/** Why a code file was left out of the analysis (see scan/scope.ts); the text rules still read it. */
+export type ScopeReason = 'declaration' | 'browser-build' | 'dual-build-twin';
+
+export interface ScopedOutFile {
+  path: string;
+  reason: ScopeReason;
+  /** What it is, e.g. the web client's folder or the twin that was analysed instead. */
+  detail: string;
+}
+
 export interface ParseProblem {
   file: string;
   message: string;
@@ -332,6 +342,8 @@ export interface ScanReport {
   counts: Record<Severity, number>;
   /** Files that did not parse, and other non-fatal problems. */
   problems: ParseProblem[];
+  /** Code files the analyzers did not receive, and why (declarations, browser build output, CommonJS twins). */
+  scopedOut?: ScopedOutFile[];
   /** Set when the target could not be scanned for code (e.g. a remote endpoint, which is reported not scanned). */
   notScanned?: string;
 }
