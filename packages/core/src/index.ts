@@ -6,6 +6,7 @@ export { scanInputs, scanTarget, scanWorkspace, targetLabel, type ScanOptions } 
 export { inventoryWorkspace, DEFAULT_INVENTORY_LIMITS, type Inventory, type InventoryLimits } from './scan/inventory.js';
 export { scopeCode, type CodeScope } from './scan/scope.js';
 export { ANALYZERS } from './scan/analysis/index.js';
+export { RAW_TRANSFER } from './scan/analysis/javascript/ast.js';
 export type { LanguageAnalyzer, LanguageAnalysis, AnalyzeOptions } from './scan/analysis/analyzer.js';
 export { parseTarget, expandTarget, fetchTarget, TargetError, type SourceOptions } from './scan/target.js';
 export { isScannable, removeAllTempDirs, removeAllTempDirsSync } from './scan/target.js';
