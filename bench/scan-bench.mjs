@@ -2,7 +2,7 @@
 // The scan benchmark: real MCP server packages from npm, scanned as a user runs `svc scan` (all targets in one CLI
 // process, against a bare-parse and a parse-and-materialise floor, each a process of its own) and in-process per
 // package with the built core.
-// Usage: node bench/scan-bench.mjs [--check] [--reps N] [--only SUBSTRING] [--skip-cli] [--core PATH]
+// Usage: node bench/scan-bench.mjs [--check] [--reps N] [--only SUBSTRING] [--skip-cli] [--core PATH] [--results FILE]
 //        [--findings [--mode fast|deep] [--severity high|info …]] [--markdown]
 // See bench/README.md for what is measured and how.
 import { spawn } from 'node:child_process';
@@ -31,12 +31,15 @@ const { values: args } = parseArgs({
     'skip-cli': { type: 'boolean', default: false },
     // Another build of the core (its dist/index.js) for the in-process passes and --findings: A/B against a baseline.
     core: { type: 'string' },
+    // Where the run's results go (and where --markdown reads them); the default is in the shared cache.
+    results: { type: 'string' },
   },
 });
+const resultPath = path.resolve(args.results ?? path.join(cacheDir, 'last-run.json'));
 
 // --markdown renders the last run for bench/README.md and measures nothing.
 if (args.markdown) {
-  console.log(formatMarkdown(JSON.parse(await readFile(path.join(cacheDir, 'last-run.json'), 'utf8'))));
+  console.log(formatMarkdown(JSON.parse(await readFile(resultPath, 'utf8'))));
   process.exit(0);
 }
 
@@ -316,8 +319,7 @@ async function benchmark(entries, reps) {
     svc: core.SVC_VERSION,
     rawTransfer: core.RAW_TRANSFER ?? false,
   };
-  await mkdir(cacheDir, { recursive: true });
-  const resultPath = path.join(cacheDir, 'last-run.json');
+  await mkdir(path.dirname(resultPath), { recursive: true });
   await writeFile(
     resultPath,
     JSON.stringify(

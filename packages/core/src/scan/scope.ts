@@ -70,13 +70,14 @@ function webClients(
     .map((file) => path.posix.dirname(file.path));
   if (roots.length === 0) return [];
   const entries = entryPoints(manifests);
+  const imports = relativeImports(code);
   const clients: Array<{ root: string; files: SourceFile[] }> = [];
   for (const root of roots) {
     // A web client inside another one (a nested page) is part of the outer one.
     if (roots.some((other) => other !== root && root.startsWith(`${other}/`))) continue;
     const inside = (filePath: string) => filePath.startsWith(`${root}/`);
     // Server code that runs it or imports from it makes the folder part of the server.
-    if (entries.some(inside) || importedFrom(code.filter((file) => !inside(file.path))).some(inside)) continue;
+    if (entries.some(inside) || imports.some(({ from, to }) => !inside(from) && inside(to))) continue;
     const scripts = code.filter((file) => inside(file.path));
     if (scripts.length === 0 || scripts.some((file) => file.language !== 'javascript' || NODE_BUILTIN.test(file.text ?? ''))) continue;
     clients.push({ root, files: scripts });
@@ -84,18 +85,18 @@ function webClients(
   return clients;
 }
 
-/** Workspace paths that the files' relative imports and requires point at. */
-function importedFrom(files: readonly SourceFile[]): string[] {
-  const targets: string[] = [];
+/** Every relative import and require of the files, as workspace paths: which file points at which. */
+function relativeImports(files: readonly SourceFile[]): Array<{ from: string; to: string }> {
+  const imports: Array<{ from: string; to: string }> = [];
   for (const file of files) {
     for (const match of (file.text ?? '').matchAll(MODULE_SPECIFIER)) {
       const specifier = match[0].slice(match[1]!.length + 1, -1);
       if (specifier.startsWith('./') || specifier.startsWith('../')) {
-        targets.push(path.posix.join(path.posix.dirname(file.path), specifier));
+        imports.push({ from: file.path, to: path.posix.join(path.posix.dirname(file.path), specifier) });
       }
     }
   }
-  return targets;
+  return imports;
 }
 
 /** Workspace paths that package.json files name as code to run or import (main, module, bin, exports). */
