@@ -2,10 +2,13 @@
 // be tested without a corpus.
 
 export const TARGETS = {
-  /** A fast scan may cost at most twice reading and parsing the same files. */
-  fastOverParseMax: 2.0,
-  peakRssMiBMax: 1024,
-  endToEndP50MsMax: 1000,
+  /** `svc scan` over the corpus may take at most this many times the bare parse of the files it analyses (wall). */
+  cliOverBareMax: 2.0,
+  /** The same where oxc's raw transfer is available (Node ≥ 22): the AST handoff is cheaper there. */
+  cliOverBareMaxRawTransfer: 1.5,
+  /** Peak RSS of the `svc scan` process. */
+  peakRssMiBMax: 700,
+  endToEndP95MsMax: 1000,
 };
 
 export function median(values) {
@@ -13,6 +16,13 @@ export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** The p-th percentile (nearest rank) of the values. */
+export function percentile(values, p) {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
 /** Throughput of one pass over the whole corpus: files and MiB per second of summed per-package medians. */
@@ -26,19 +36,19 @@ export function throughput(totalMs, files, bytes) {
 }
 
 /**
- * Verdicts against the targets. `ratio` is total fast-scan time over total parse-only time; `peakRssKiB` is what
- * `process.resourceUsage().maxRSS` reports (KiB on every platform Node supports).
+ * Verdicts against the targets. `cliOverBare` is the `svc scan` wall time over the bare-parse floor's; `rawTransfer`
+ * says which ratio applies; `peakRssMiB` is the scan process's peak RSS.
  */
-export function checkTargets({ ratio, peakRssKiB, endToEndP50Ms }) {
-  const peakRssMiB = peakRssKiB / 1024;
+export function checkTargets({ cliOverBare, rawTransfer, peakRssMiB, endToEndP95Ms }) {
+  const ratioMax = rawTransfer ? TARGETS.cliOverBareMaxRawTransfer : TARGETS.cliOverBareMax;
   return [
-    { name: 'fast / parse-only', value: round(ratio, 2), target: `≤ ${TARGETS.fastOverParseMax.toFixed(1)}`, pass: ratio <= TARGETS.fastOverParseMax },
-    { name: 'peak RSS (MiB)', value: round(peakRssMiB), target: `< ${TARGETS.peakRssMiBMax}`, pass: peakRssMiB < TARGETS.peakRssMiBMax },
+    { name: 'svc scan / bare parse (wall)', value: round(cliOverBare, 2), target: `≤ ${ratioMax.toFixed(1)}`, pass: cliOverBare <= ratioMax },
+    { name: 'svc scan peak RSS (MiB)', value: round(peakRssMiB), target: `< ${TARGETS.peakRssMiBMax}`, pass: peakRssMiB < TARGETS.peakRssMiBMax },
     {
-      name: 'single package end-to-end p50 (ms)',
-      value: round(endToEndP50Ms),
-      target: `< ${TARGETS.endToEndP50MsMax}`,
-      pass: endToEndP50Ms < TARGETS.endToEndP50MsMax,
+      name: 'single package end-to-end p95 (ms)',
+      value: round(endToEndP95Ms),
+      target: `< ${TARGETS.endToEndP95MsMax}`,
+      pass: endToEndP95Ms < TARGETS.endToEndP95MsMax,
     },
   ];
 }
@@ -72,26 +82,41 @@ export function formatMarkdown(run) {
       .concat(rows.map((row) => `| ${row.map(cell).join(' | ')} |`))
       .join('\n');
   const severities = ['critical', 'high', 'medium', 'low', 'info'];
+  const user = run.userRun;
   return [
-    `Run of ${run.at.slice(0, 16).replace('T', ' ')} UTC: ${environment.node}, ${environment.platform}, ${environment.cpus} × ${environment.cpuModel}; ` +
-      `1-min load ${totals.loadAverage.before} → ${totals.loadAverage.after}; median of ${run.reps} after a warm-up.`,
+    `Run of ${run.at.slice(0, 16).replace('T', ' ')} UTC: ${environment.node}${environment.rawTransfer ? ' (oxc raw transfer)' : ''}, ` +
+      `${environment.platform}, ${environment.cpus} × ${environment.cpuModel}; 1-min load ${totals.loadAverage.before} → ${totals.loadAverage.after}; ` +
+      `median of ${run.reps} after a warm-up.`,
+    '',
+    ...(user
+      ? [
+          `\`svc scan\` with ${user.targets} targets in one process; the floors parse the ${user.files} files (${user.mib} MiB) it analyses.`,
+          '',
+          table(
+            ['process', 'wall ms', 'CPU ms', 'peak RSS MiB', '× bare (wall)', '× bare (CPU)', '× materialise (wall)'],
+            user.rows.map((row) => [row.name, row.wallMs, row.cpuMs, row.peakRssMiB, row.overBare, row.cpuOverBare, row.overMaterialise]),
+          ),
+          '',
+        ]
+      : []),
+    table(
+      ['target', 'measured', 'goal', 'result'],
+      run.targets.map((verdict) => [verdict.name, verdict.value, verdict.target, verdict.pass ? 'pass' : '**fail**']),
+    ),
+    '',
+    `In-process, per package (${totals.packages} packages, ${totals.files} analysed files, ${totals.mib} MiB):`,
     '',
     table(
-      ['pass', 'wall ms', 'files/s', 'MiB/s', '× parse-only', 'CPU ms', '× parse-only (CPU)'],
+      ['pass', 'wall ms', 'files/s', 'MiB/s', '× parse + AST', 'CPU ms', '× parse + AST (CPU)'],
       [
-        ['parse-only', totals.parse.ms, totals.parse.filesPerSecond, totals.parse.mibPerSecond, 1, totals.parse.cpuMs, 1],
+        ['parse + AST', totals.parse.ms, totals.parse.filesPerSecond, totals.parse.mibPerSecond, 1, totals.parse.cpuMs, 1],
         ['fast scan', totals.fast.ms, totals.fast.filesPerSecond, totals.fast.mibPerSecond, totals.ratio, totals.fast.cpuMs, totals.cpuRatio],
         ['deep scan', totals.deep.ms, totals.deep.filesPerSecond, totals.deep.mibPerSecond, totals.deepRatio, totals.deep.cpuMs, totals.deepCpuRatio],
       ],
     ),
     '',
-    `${totals.packages} packages, ${totals.files} analysed files, ${totals.mib} MiB. Single package end-to-end p50 ${totals.endToEndP50Ms} ms ` +
-      `(max ${totals.endToEndMaxMs} ms; fetch stage p50 ${totals.endToEndFetchP50Ms} ms). Peak RSS ${round(totals.peakRssKiB / 1024)} MiB.`,
-    '',
-    table(
-      ['target', 'measured', 'goal', 'result'],
-      run.targets.map((verdict) => [verdict.name, verdict.value, verdict.target, verdict.pass ? 'pass' : '**fail**']),
-    ),
+    `Single package end-to-end p50 ${totals.endToEndP50Ms} ms, p95 ${totals.endToEndP95Ms} ms (max ${totals.endToEndMaxMs} ms; fetch stage p50 ` +
+      `${totals.endToEndFetchP50Ms} ms). Peak RSS of the in-process bench ${round(totals.inProcessPeakRssKiB / 1024)} MiB.`,
     '',
     table(
       ['package', 'files', 'KB', 'parse ms', 'fast ms', '×', '× CPU', 'deep ms', 'e2e ms', 'tools', 'C/H/M/L/I (fast)'],

@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// The scan benchmark: real MCP server packages from npm, scanned in-process with the built core.
-// Usage: node bench/scan-bench.mjs [--check] [--reps N] [--only SUBSTRING] [--findings [--mode fast|deep]] [--markdown]
+// The scan benchmark: real MCP server packages from npm, scanned as a user runs `svc scan` (all targets in one CLI
+// process, against a bare-parse and a parse-and-materialise floor, each a process of its own) and in-process per
+// package with the built core.
+// Usage: node bench/scan-bench.mjs [--check] [--reps N] [--only SUBSTRING] [--skip-cli] [--core PATH] [--results FILE]
+//        [--findings [--mode fast|deep] [--severity high|info …]] [--markdown]
 // See bench/README.md for what is measured and how.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cachedWorkspace, ensureCorpus, readCorpus } from './corpus-cache.mjs';
-import { checkTargets, formatMarkdown, formatTable, median, round, throughput } from './measure.mjs';
+import { checkTargets, formatMarkdown, formatTable, median, percentile, round, throughput } from './measure.mjs';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.dirname(benchDir);
@@ -23,16 +27,24 @@ const { values: args } = parseArgs({
     findings: { type: 'boolean', default: false },
     mode: { type: 'string', default: 'fast' },
     markdown: { type: 'boolean', default: false },
+    severity: { type: 'string', default: 'high' },
+    'skip-cli': { type: 'boolean', default: false },
+    // Another build of the core (its dist/index.js) for the in-process passes and --findings: A/B against a baseline.
+    core: { type: 'string' },
+    // Where the run's results go (and where --markdown reads them); the default is in the shared cache.
+    results: { type: 'string' },
   },
 });
+const resultPath = path.resolve(args.results ?? path.join(cacheDir, 'last-run.json'));
 
 // --markdown renders the last run for bench/README.md and measures nothing.
 if (args.markdown) {
-  console.log(formatMarkdown(JSON.parse(await readFile(path.join(cacheDir, 'last-run.json'), 'utf8'))));
+  console.log(formatMarkdown(JSON.parse(await readFile(resultPath, 'utf8'))));
   process.exit(0);
 }
 
-const core = await import(path.join(repoRoot, 'packages/core/dist/index.js')).catch((error) => {
+const corePath = path.resolve(args.core ?? path.join(repoRoot, 'packages/core/dist/index.js'));
+const core = await import(corePath).catch((error) => {
   if (error.code === 'ERR_MODULE_NOT_FOUND') {
     console.error(`the core is not built: run \`npm run build -w @svc/core\` (${error.message})`);
   } else {
@@ -55,20 +67,23 @@ console.log(`corpus: ${ready.length} of ${packages.length} packages ready${faile
 if (ready.length === 0) process.exit(args.check ? 1 : 0);
 
 if (args.findings) {
-  await printFindings(ready, args.mode === 'deep' ? 'deep' : 'fast');
+  await printFindings(ready, args.mode === 'deep' ? 'deep' : 'fast', SEVERITIES.indexOf(args.severity) === -1 ? 1 : SEVERITIES.indexOf(args.severity));
 } else {
   await benchmark(ready, Number.parseInt(args.reps, 10) || 3);
 }
 
-/** Prints every high/critical finding over the corpus, grouped by package: the false-positive review list. */
-async function printFindings(entries, mode) {
+/**
+ * Prints every finding at or above a severity (default high) over the corpus, grouped by package: the false-positive
+ * review list, and with `--severity info` the whole output to diff between two builds.
+ */
+async function printFindings(entries, mode, lowestSeverity) {
   let total = 0;
   for (const entry of entries) {
     const report = await core.scanWorkspace(cachedWorkspace(entry), { mode });
-    const serious = report.findings.filter((finding) => finding.severity === 'critical' || finding.severity === 'high');
+    const serious = report.findings.filter((finding) => SEVERITIES.indexOf(finding.severity) <= lowestSeverity);
     if (serious.length === 0) continue;
     total += serious.length;
-    console.log(`\n## ${entry.name}@${entry.version}  (${serious.length} high/critical, score ${report.score} ${report.grade})`);
+    console.log(`\n## ${entry.name}@${entry.version}  (${serious.length} at ${SEVERITIES[lowestSeverity]} or above, score ${report.score} ${report.grade})`);
     for (const finding of serious) {
       const where = finding.location
         ? `${finding.location.file}:${finding.location.line}`
@@ -81,7 +96,7 @@ async function printFindings(entries, mode) {
       console.log(`  evidence: ${oneLine(finding.evidence, 200)}`);
     }
   }
-  console.log(`\n${total} high/critical findings over ${entries.length} packages (${mode} mode)`);
+  console.log(`\n${total} findings at ${SEVERITIES[lowestSeverity]} or above over ${entries.length} packages (${mode} mode)`);
 }
 
 async function benchmark(entries, reps) {
@@ -90,13 +105,18 @@ async function benchmark(entries, reps) {
   const subjects = [];
   for (const entry of entries) {
     const inventory = await core.inventoryWorkspace(entry.root);
+    // The files the engine hands to the analyzers: after scoping, when the core scopes (an older build may not).
+    const skipped = core.scopeCode ? core.scopeCode(inventory.files, inventory.manifests).skipped : new Set();
     const groups = [];
     let files = 0;
     let bytes = 0;
     for (const analyzer of core.ANALYZERS) {
       const selected = inventory.files.filter(
         (file) =>
-          (file.role === 'source' || file.role === 'bundle') && file.language && analyzer.languages.includes(file.language),
+          (file.role === 'source' || file.role === 'bundle') &&
+          !skipped.has(file.path) &&
+          file.language &&
+          analyzer.languages.includes(file.language),
       );
       if (selected.length === 0) continue;
       groups.push({ analyzer, files: selected.map(({ text: _text, ...file }) => file) });
@@ -113,18 +133,20 @@ async function benchmark(entries, reps) {
     deep: (subject) => core.scanWorkspace(cachedWorkspace(subject.entry), { mode: 'deep' }),
   };
 
-  // Round 0 warms up (JIT, wasm instantiation, file cache) and is discarded. Passes are interleaved per package so
-  // drift (thermal, GC pressure, page cache) spreads evenly over all three.
-  // CPU time (user + system of the whole process) is recorded beside wall time: on a busy machine wall time also
-  // counts waiting for a core, CPU time only the work. With --expose-gc, garbage is collected before each timed pass
-  // so a pass does not pay for the previous one's.
-  const collectGarbage = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
   const loadBefore = os.loadavg()[0];
   const started = performance.now();
+
+  // The run a user makes: one `svc scan` over every package as a target, beside the two floors over the files it
+  // analyses, each in a process of its own. Interleaved per round; round 0 warms the page cache and is discarded.
+  const userRun = args['skip-cli'] ? undefined : await measureUserRun(subjects, reps);
+
+  // In-process, per package: round 0 warms up (JIT, wasm instantiation, file cache) and is discarded. Passes are
+  // interleaved per package so drift (thermal, GC pressure, page cache) spreads evenly over all three. CPU time
+  // (user + system of the whole process) is recorded beside wall time: on a busy machine wall time also counts
+  // waiting for a core, CPU time only the work. No garbage collection is forced: each pass pays for what it leaves.
   for (let round = 0; round <= reps; round++) {
     for (const subject of subjects) {
       for (const [name, run] of Object.entries(passes)) {
-        collectGarbage();
         const cpuStart = process.cpuUsage();
         const start = performance.now();
         const result = await run(subject);
@@ -138,7 +160,7 @@ async function benchmark(entries, reps) {
         if (name === 'deep') subject.deepReport = result;
       }
     }
-    console.error(`round ${round === 0 ? 'warm-up' : `${round}/${reps}`} done`);
+    console.error(`in-process round ${round === 0 ? 'warm-up' : `${round}/${reps}`} done`);
   }
   const benchMs = performance.now() - started;
   const loadAfter = os.loadavg()[0];
@@ -224,9 +246,10 @@ async function benchmark(entries, reps) {
     fast: { ...throughput(sumOf('fastMs'), totalFiles, totalBytes), cpuMs: round(sumOf('fastCpuMs')) },
     deep: { ...throughput(sumOf('deepMs'), totalFiles, totalBytes), cpuMs: round(sumOf('deepCpuMs')) },
     endToEndP50Ms: round(median(endToEnd), 1),
+    endToEndP95Ms: round(percentile(endToEnd, 95), 1),
     endToEndMaxMs: round(Math.max(...endToEnd), 1),
     endToEndFetchP50Ms: round(median(rows.map((row) => row.fetchMs).filter(Number.isFinite)), 1),
-    peakRssKiB: process.resourceUsage().maxRSS,
+    inProcessPeakRssKiB: process.resourceUsage().maxRSS,
     findings: Object.fromEntries(SEVERITIES.map((severity) => [severity, rows.reduce((sum, row) => sum + (row.counts[severity] ?? 0), 0)])),
     benchMs: round(benchMs),
   };
@@ -258,11 +281,28 @@ async function benchmark(entries, reps) {
     );
   }
   console.log(
-    `single package end-to-end (scanInputs, warm tarball cache): p50 ${totals.endToEndP50Ms} ms, max ${totals.endToEndMaxMs} ms; ` +
-      `fetch stage (packument request + unpack) p50 ${totals.endToEndFetchP50Ms} ms`,
+    `single package end-to-end (scanInputs, warm tarball cache): p50 ${totals.endToEndP50Ms} ms, p95 ${totals.endToEndP95Ms} ms, ` +
+      `max ${totals.endToEndMaxMs} ms; fetch stage (packument request + unpack) p50 ${totals.endToEndFetchP50Ms} ms`,
   );
+  console.log(`peak RSS of this in-process bench: ${round(totals.inProcessPeakRssKiB / 1024)} MiB (all passes, all packages)`);
 
-  const verdicts = checkTargets({ ratio: totals.ratio, peakRssKiB: totals.peakRssKiB, endToEndP50Ms: totals.endToEndP50Ms });
+  if (userRun) {
+    console.log(`\nsvc scan with ${userRun.targets} targets in one process (median of ${reps} after a warm-up; ${userRun.files} files, ${userRun.mib} MiB analysed)`);
+    console.log(
+      formatTable(
+        ['process', 'wall ms', 'cpu ms', 'peak RSS MiB', 'x bare (wall)', 'x bare (cpu)', 'x materialise (wall)'],
+        userRun.rows.map((row) => [row.name, row.wallMs, row.cpuMs, row.peakRssMiB, row.overBare, row.cpuOverBare, row.overMaterialise]),
+      ),
+    );
+  }
+
+  const cli = userRun?.rows.find((row) => row.name === 'svc scan');
+  const verdicts = checkTargets({
+    cliOverBare: cli?.overBare ?? Number.NaN,
+    rawTransfer: core.RAW_TRANSFER ?? false,
+    peakRssMiB: cli?.peakRssMiB ?? Number.NaN,
+    endToEndP95Ms: totals.endToEndP95Ms,
+  });
   console.log(
     '\n' +
       formatTable(
@@ -277,13 +317,13 @@ async function benchmark(entries, reps) {
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model ?? 'unknown',
     svc: core.SVC_VERSION,
+    rawTransfer: core.RAW_TRANSFER ?? false,
   };
-  await mkdir(cacheDir, { recursive: true });
-  const resultPath = path.join(cacheDir, 'last-run.json');
+  await mkdir(path.dirname(resultPath), { recursive: true });
   await writeFile(
     resultPath,
     JSON.stringify(
-      { at: new Date().toISOString(), environment, reps, totals, targets: verdicts, packages: rows, skipped: failed },
+      { at: new Date().toISOString(), environment, reps, totals, userRun, targets: verdicts, packages: rows, skipped: failed },
       null,
       2,
     ),
@@ -293,7 +333,78 @@ async function benchmark(entries, reps) {
   if (args.check && verdicts.some((verdict) => !verdict.pass)) process.exitCode = 1;
 }
 
-/** The baseline: read each selected file from disk and parse it, nothing else. */
+/**
+ * The CLI as a user runs it on a config with many servers: every package a target of one `svc scan` call, JSON report
+ * to a file. Against it, the floors over the same analysed files: a bare parse that reads only `errors`, and a parse
+ * that also builds the JS AST. Wall time from spawn to exit; CPU time and peak RSS reported by each process itself.
+ */
+async function measureUserRun(subjects, reps) {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
+  try {
+    const list = path.join(work, 'files.txt');
+    const analysed = subjects.flatMap((subject) =>
+      subject.groups.filter((group) => group.analyzer.id === 'javascript').flatMap((group) => group.files),
+    );
+    await writeFile(list, analysed.map((file) => file.absPath).join('\n'));
+    const targets = subjects.map((subject) => subject.entry.root);
+    const cli = path.join(repoRoot, 'packages/cli/bin/svc.js');
+    const commands = {
+      'bare parse': [path.join(benchDir, 'parse-floor.mjs'), list],
+      'parse + materialise': [path.join(benchDir, 'parse-floor.mjs'), list, '--materialise'],
+      'svc scan': [cli, 'scan', '--mode', 'fast', '--format', 'json', '--quiet', '--fail-on', 'critical', '--output', path.join(work, 'run.json'), ...targets],
+    };
+    const samples = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+    for (let round = 0; round <= reps; round++) {
+      for (const [name, command] of Object.entries(commands)) {
+        const sample = await measureProcess(command, path.join(work, 'usage.json'));
+        if (round > 0) samples[name].push(sample);
+      }
+      console.error(`svc scan round ${round === 0 ? 'warm-up' : `${round}/${reps}`} done`);
+    }
+    const run = JSON.parse(await readFile(path.join(work, 'run.json'), 'utf8'));
+    if (run.errors.length > 0) console.error(`warning: svc scan failed ${run.errors.length} targets: ${run.errors[0].message}`);
+    const summary = (name) => {
+      const of = (key) => median(samples[name].map((sample) => sample[key]));
+      return { name, wallMs: round(of('wallMs')), cpuMs: round(of('cpuMs')), peakRssMiB: round(Math.max(...samples[name].map((sample) => sample.maxRssKiB)) / 1024) };
+    };
+    const rows = Object.keys(commands).map(summary);
+    const [bare, materialise] = rows;
+    for (const row of rows) {
+      row.overBare = round(row.wallMs / bare.wallMs, 2);
+      row.cpuOverBare = round(row.cpuMs / bare.cpuMs, 2);
+      row.overMaterialise = round(row.wallMs / materialise.wallMs, 2);
+    }
+    return {
+      targets: targets.length,
+      reportedTargets: run.reports.length,
+      files: analysed.length,
+      mib: round(analysed.reduce((sum, file) => sum + file.size, 0) / 1024 / 1024, 2),
+      rows,
+    };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Runs one command under the usage probe and returns its wall time, CPU time and peak RSS. */
+async function measureProcess(command, usageFile) {
+  const start = performance.now();
+  const code = await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', path.join(benchDir, 'usage-probe.mjs'), ...command], {
+      env: { ...process.env, SVC_BENCH_USAGE: usageFile },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  const wallMs = performance.now() - start;
+  // svc exits 1 when a finding reaches --fail-on; 2 is a usage or runtime error.
+  if (code !== 0 && code !== 1) throw new Error(`${path.basename(command[0])} exited with ${code}`);
+  const usage = JSON.parse(await readFile(usageFile, 'utf8'));
+  return { wallMs, cpuMs: (usage.userCpuUs + usage.systemCpuUs) / 1000, maxRssKiB: usage.maxRssKiB };
+}
+
+/** The in-process baseline: read each selected file from disk and parse it into the JS AST, nothing else. */
 async function parseOnly(subject) {
   let parsed = 0;
   for (const { analyzer, files } of subject.groups) {

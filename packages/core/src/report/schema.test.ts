@@ -9,6 +9,7 @@ import type {
   FlowStep,
   JudgeVote,
   ParseProblem,
+  ScopedOutFile,
   ScanReport,
   SourceLocation,
   ToolDefinition,
@@ -25,6 +26,7 @@ import {
   type flowStepSchema,
   type judgeVoteSchema,
   type parseProblemSchema,
+  type scopedOutFileSchema,
   type scanReportSchema,
   type sourceLocationSchema,
   type TargetFailure,
@@ -45,6 +47,7 @@ assertType<Equals<z.infer<typeof flowStepSchema>, FlowStep>>();
 assertType<Equals<z.infer<typeof judgeVoteSchema>, JudgeVote>>();
 assertType<Equals<z.infer<typeof findingSchema>, Finding>>();
 assertType<Equals<z.infer<typeof parseProblemSchema>, ParseProblem>>();
+assertType<Equals<z.infer<typeof scopedOutFileSchema>, ScopedOutFile>>();
 assertType<Equals<z.infer<typeof targetFailureSchema>, TargetFailure>>();
 assertType<Equals<z.infer<typeof scanReportSchema>, ScanReport>>();
 assertType<Equals<z.infer<typeof scanRunSchema>, ScanRun>>();

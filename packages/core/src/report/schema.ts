@@ -162,6 +162,16 @@ export const coverageSchema = z
   })
   .meta({ id: 'Coverage', description: 'How much of the target the scan covered. Only a scanned target can be called clean.' });
 
+export const scopedOutFileSchema = z
+  .strictObject({
+    path: z.string(),
+    reason: z
+      .enum(['declaration', 'browser-build', 'dual-build-twin'])
+      .describe('declaration: types only; browser-build: a web client beside an index.html; dual-build-twin: the CommonJS copy of an analysed ESM build.'),
+    detail: z.string(),
+  })
+  .meta({ id: 'ScopedOutFile', description: 'A code file left out of the analysis, and why.' });
+
 const generatorSchema = z
   .strictObject({ name: z.literal('svc'), version: z.string() })
   .describe('The svc build that produced the document.');
@@ -205,6 +215,10 @@ export const scanReportSchema = z
       .describe('Findings per severity, not counting those the judges dismissed.'),
     problems: z.array(parseProblemSchema),
     coverage: coverageSchema,
+    scopedOut: z
+      .array(scopedOutFileSchema)
+      .optional()
+      .describe('Code files the analyzers did not receive, and why; the text rules (secrets, hidden characters) still read them.'),
   })
   .meta({ id: 'ScanReport', description: 'The result of scanning one target.' });
 

@@ -75,4 +75,19 @@ describe('textReporter', () => {
     expect(partial).not.toContain('✔ no findings');
     expect(partial).toContain('no findings in the part that was scanned');
   });
+
+  it('counts what was not analysed as server code, per reason, with the folders', () => {
+    const report = {
+      ...sampleReport(),
+      scopedOut: [
+        { path: 'client/dist/assets/index-1.js', reason: 'browser-build' as const, detail: 'web client beside client/dist/index.html' },
+        { path: 'client/dist/assets/vendor-2.js', reason: 'browser-build' as const, detail: 'web client beside client/dist/index.html' },
+        { path: 'dist/cjs/index.js', reason: 'dual-build-twin' as const, detail: 'CommonJS twin of dist/esm/index.js, which is analysed' },
+      ],
+    };
+    const text = textReporter({ ...sampleRun(), reports: [report] });
+    expect(text).toContain('not analysed as server code (3 files, read by the text rules only):');
+    expect(text).toContain('browser build output (web client beside an index.html): 2 in client/dist/assets');
+    expect(text).toContain('CommonJS twins of an analysed ESM build: 1 in dist/cjs');
+  });
 });

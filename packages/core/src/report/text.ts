@@ -1,5 +1,5 @@
 import { styleText } from 'node:util';
-import { SEVERITIES, type Finding, type ScanReport, type Severity } from '../scan/model.js';
+import { SEVERITIES, type Finding, type ScanReport, type ScopeReason, type Severity } from '../scan/model.js';
 import { describeConsensus, describeWhere, excerpt, scoreLabel, targetTitle, visibleBlock, visibleLine } from './common.js';
 import type { ScanRun } from './schema.js';
 
@@ -72,6 +72,19 @@ function formatReport(report: ScanReport, paint: (style: Style, text: string) =>
   if (report.findings.length === 0 && coverage.status === 'scanned') lines.push(`  ${paint('green', '✔ no findings')}`);
   if (report.findings.length === 0 && coverage.status === 'partial') lines.push(`  ${paint('yellow', 'no findings in the part that was scanned')}`);
 
+  const scopedOut = report.scopedOut ?? [];
+  if (scopedOut.length > 0) {
+    // Counted per reason, with the folders they sit in: the full list is in the JSON report.
+    const reasons = [...new Set(scopedOut.map((file) => file.reason))];
+    lines.push('', `  ${paint('dim', `not analysed as server code (${scopedOut.length} files, read by the text rules only):`)}`);
+    for (const reason of reasons) {
+      const files = scopedOut.filter((file) => file.reason === reason);
+      const folders = [...new Set(files.map((file) => file.path.split('/').slice(0, -1).join('/') || '.'))];
+      const shown = folders.slice(0, 3).map(visibleLine).join(', ') + (folders.length > 3 ? `, … ${folders.length - 3} more folders` : '');
+      lines.push(`    ${SCOPE_REASONS[reason]}: ${files.length} in ${shown}`);
+    }
+  }
+
   if (report.problems.length > 0) {
     lines.push('', `  ${paint('dim', `problems (${report.problems.length}):`)}`);
     for (const problem of report.problems.slice(0, 10)) {
@@ -81,6 +94,12 @@ function formatReport(report: ScanReport, paint: (style: Style, text: string) =>
   }
   return lines;
 }
+
+const SCOPE_REASONS: Record<ScopeReason, string> = {
+  declaration: 'type declarations',
+  'browser-build': 'browser build output (web client beside an index.html)',
+  'dual-build-twin': 'CommonJS twins of an analysed ESM build',
+};
 
 function formatFinding(finding: Finding, paint: (style: Style, text: string) => string): string[] {
   const dismissed = finding.consensus === 'dismiss';

@@ -1,6 +1,6 @@
 import { createRule } from './create-rule.js';
 import type { Severity } from '../scan/model.js';
-import { AWS_SECRET, EXAMPLE_PATH, LOCKFILE, SECRET_FORMATS, isPlaceholder, maskSecret } from './support/secret-formats.js';
+import { AWS_SECRET, EXAMPLE_PATH, LOCKFILE, SECRET_FORMATS, findSecrets, isPlaceholder, maskSecret } from './support/secret-formats.js';
 import { clip, positionAt } from './support/text-patterns.js';
 
 /** How many lines around an AWS key id the matching secret may sit (same object literal, same .env block). */
@@ -50,39 +50,39 @@ export default createRule({
       if (file.text === undefined || file.role === 'vendored' || LOCKFILE.test(file.path)) continue;
       const text = file.text;
       const exampleFile = EXAMPLE_PATH.test(file.path);
-      for (const format of SECRET_FORMATS) {
+      for (const { format, match } of findSecrets(text)) {
         if (format.needsContext && !format.needsContext.test(text)) continue;
-        for (const match of text.matchAll(format.pattern)) {
-          const secret = match[0];
-          if (isPlaceholder(format.id === 'private-key' ? secret.replace(/-----[A-Z ]+-----|\s/g, '') : secret)) continue;
-          const checksum = format.validate?.(secret);
-          let severity: Severity = 'high';
-          let note = '';
-          if (checksum === 'invalid') {
-            severity = 'low';
-            note = ' (its checksum does not validate, so it is probably made up)';
-          } else if (format.id === 'aws-access-key-id' && !hasAwsSecretNear(text, match.index)) {
-            severity = 'medium';
-            note = ' without a secret access key next to it';
-          }
-          if (exampleFile && severity !== 'low') {
-            severity = 'low';
-            note += ' in a test, example or documentation file';
-          }
-          const position = positionAt(text, match.index);
-          const shown = format.id === 'private-key' ? `-----BEGIN ${match[1]}----- (${secret.split('\n').length - 2} lines)` : maskSecret(secret);
-          const lineText = text.split('\n')[position.line - 1] ?? '';
-          context.report({
-            severity,
-            confidence: checksum === 'valid' ? 0.95 : undefined,
-            location: { file: file.path, ...position },
-            key: `${format.id}:${maskSecret(secret)}`,
-            message:
-              `${file.path} contains ${/^[AEIOU]/.test(format.label) ? 'an' : 'a'} ${format.label}` +
-              `${checksum === 'valid' ? ' with a valid checksum' : ''}${format.id === 'aws-access-key-id' && !note ? ' and its secret access key' : ''}${note}`,
-            evidence: format.id === 'private-key' ? shown : evidenceLine(lineText, secret),
-          });
+        const secret = match[0];
+        if (isPlaceholder(format.id === 'private-key' ? secret.replace(/-----[A-Z ]+-----|\s/g, '') : secret)) continue;
+        const checksum = format.validate?.(secret);
+        let severity: Severity = 'high';
+        let note = '';
+        if (checksum === 'invalid') {
+          severity = 'low';
+          note = ' (its checksum does not validate, so it is probably made up)';
+        } else if (format.id === 'aws-access-key-id' && !hasAwsSecretNear(text, match.index)) {
+          severity = 'medium';
+          note = ' without a secret access key next to it';
         }
+        if (exampleFile && severity !== 'low') {
+          severity = 'low';
+          note += ' in a test, example or documentation file';
+        }
+        const position = positionAt(text, match.index);
+        const shown = format.id === 'private-key' ? `-----BEGIN ${match[1]}----- (${secret.split('\n').length - 2} lines)` : maskSecret(secret);
+        const lineStart = match.index - position.column + 1;
+        const lineEnd = text.indexOf('\n', match.index);
+        const lineText = text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
+        context.report({
+          severity,
+          confidence: checksum === 'valid' ? 0.95 : undefined,
+          location: { file: file.path, ...position },
+          key: `${format.id}:${maskSecret(secret)}`,
+          message:
+            `${file.path} contains ${/^[AEIOU]/.test(format.label) ? 'an' : 'a'} ${format.label}` +
+            `${checksum === 'valid' ? ' with a valid checksum' : ''}${format.id === 'aws-access-key-id' && !note ? ' and its secret access key' : ''}${note}`,
+          evidence: format.id === 'private-key' ? shown : evidenceLine(lineText, secret),
+        });
       }
     }
   },

@@ -101,7 +101,11 @@ export default createRule({
         .filter((entry): entry is { run: HiddenRun; severity: Severity } => entry.severity !== undefined);
       // One finding per file and class: a file with a thousand zero-width spaces is one problem, not a thousand.
       const byClass = new Map<HiddenClass, typeof runs>();
-      for (const entry of runs) byClass.set(entry.run.class, [...(byClass.get(entry.run.class) ?? []), entry]);
+      for (const entry of runs) {
+        const entries = byClass.get(entry.run.class);
+        if (entries) entries.push(entry);
+        else byClass.set(entry.run.class, [entry]);
+      }
       for (const [hiddenClass, entries] of byClass) {
         if (reportedInFile.has(`${file.path}\0${hiddenClass}`)) continue;
         const first = entries[0]!;

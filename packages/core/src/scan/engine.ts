@@ -21,6 +21,7 @@ import type {
   Workspace,
 } from './model.js';
 import { modelTexts } from './model-texts.js';
+import { scopeCode } from './scope.js';
 import { scoreFindings } from './score.js';
 import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
 
@@ -123,12 +124,15 @@ export async function scanWorkspace(
   const problems: ParseProblem[] = [...inventory.problems];
   for (const problem of inventory.problems) emit({ type: 'problem', target: label, ...problem });
 
+  // Declarations, browser build output and CommonJS twins are listed in the report, never silently dropped.
+  const scope = scopeCode(inventory.files, inventory.manifests);
+
   const tools: ToolDefinition[] = [];
   const flows: TaintFlow[] = [];
   const facts: CodeFact[] = [];
   let parsedFiles = 0;
   await time('analyze', async () => {
-    const analyzable = inventory.files.filter((file) => file.role === 'source' || file.role === 'bundle');
+    const analyzable = inventory.files.filter((file) => (file.role === 'source' || file.role === 'bundle') && !scope.skipped.has(file.path));
     const total = analyzable.length;
     let done = 0;
     for (const analyzer of ANALYZERS) {
@@ -210,6 +214,7 @@ export async function scanWorkspace(
     counts,
     problems,
     coverage,
+    scopedOut: scope.scopedOut,
   };
   emit({ type: 'done', target: label, report });
   return report;

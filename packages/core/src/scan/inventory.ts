@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { FileRole, Language, Manifest, ParseProblem, SourceFile } from './model.js';
@@ -121,7 +121,7 @@ export async function inventoryWorkspace(
     const relDir = queue.shift()!;
     let entries;
     try {
-      entries = await readdir(path.join(root, relDir), { withFileTypes: true });
+      entries = readdirSync(path.join(root, relDir), { withFileTypes: true });
     } catch (error) {
       problems.push({ file: relDir || '.', message: `cannot read directory: ${(error as Error).message}`, kind: 'unreadable' });
       continue;
@@ -138,7 +138,7 @@ export async function inventoryWorkspace(
           continue;
         }
         const absPath = path.join(root, relPath);
-        const stats = await lstat(absPath);
+        const stats = lstatSync(absPath);
         candidates.push({ relPath, absPath, size: stats.size });
       } else {
         skippedFiles++;
@@ -162,7 +162,7 @@ export async function inventoryWorkspace(
     signal?.throwIfAborted();
     const name = path.posix.basename(candidate.relPath);
     const extension = path.posix.extname(name).toLowerCase();
-    const language = name.endsWith('.d.ts') ? undefined : LANGUAGE_BY_EXTENSION[extension];
+    const language = isDeclarationFile(name) ? undefined : LANGUAGE_BY_EXTENSION[extension];
     const isText = language !== undefined || TEXT_EXTENSIONS.has(extension) || TEXT_FILE_NAMES.has(name) || name.startsWith('.env');
     let role: FileRole = language ? 'source' : 'other';
     if (language && hasTypeScriptSources && language === 'javascript' && isUnderCompiledOutput(candidate.relPath)) {
@@ -186,7 +186,7 @@ export async function inventoryWorkspace(
       continue;
     }
 
-    const buffer = await readFileNoFollow(candidate.absPath);
+    const buffer = readFileNoFollow(candidate.absPath);
     bytes += buffer.length;
     digests.push(`${candidate.relPath}\0${createHash('sha256').update(buffer).digest('hex')}`);
     if (buffer.subarray(0, 8192).includes(0)) {
@@ -212,19 +212,27 @@ export async function inventoryWorkspace(
   return { files, manifests, contentHash, bytes, skippedFiles, problems };
 }
 
-async function readFileNoFollow(absPath: string): Promise<Buffer> {
+/**
+ * Synchronous on purpose: a scan reads thousands of small files back to back, and one promise, one thread-pool hop
+ * and one event-loop turn per file cost more than the reads (about 1.5 s of a 53-package run went to waiting).
+ */
+function readFileNoFollow(absPath: string): Buffer {
   // O_NOFOLLOW: the walk saw a regular file; refuse if it was swapped for a link since.
-  const { constants } = await import('node:fs');
-  const handle = await open(absPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const fd = openSync(absPath, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
-    return await handle.readFile();
+    return readFileSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
+/** Type declarations of every flavour (.d.ts, .d.mts, .d.cts) hold no runtime code: never analysed. */
+export function isDeclarationFile(relPath: string): boolean {
+  return /\.d\.[cm]?ts$/.test(relPath);
+}
+
 function isTypeScriptSource(relPath: string): boolean {
-  return /\.(ts|mts|cts|tsx)$/.test(relPath) && !relPath.endsWith('.d.ts');
+  return /\.(ts|mts|cts|tsx)$/.test(relPath) && !isDeclarationFile(relPath);
 }
 
 function isUnderCompiledOutput(relPath: string): boolean {

@@ -308,6 +308,16 @@ export interface ScanTimings {
  */
 export type ProblemKind = 'unparsed' | 'over-limit' | 'unreadable' | 'failed';
 
+/** Why a code file was left out of the analysis (see scan/scope.ts); the text rules still read it. */
+export type ScopeReason = 'declaration' | 'browser-build' | 'dual-build-twin';
+
+export interface ScopedOutFile {
+  path: string;
+  reason: ScopeReason;
+  /** What it is, e.g. the web client's folder or the twin that was analysed instead. */
+  detail: string;
+}
+
 export interface ParseProblem {
   file: string;
   message: string;
@@ -354,6 +364,8 @@ export interface ScanReport {
   /** Files that did not parse, and other non-fatal problems. */
   problems: ParseProblem[];
   coverage: Coverage;
+  /** Code files the analyzers did not receive, and why (declarations, browser build output, CommonJS twins). */
+  scopedOut?: ScopedOutFile[];
 }
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';

@@ -59,6 +59,47 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   },
 ];
 
+/**
+ * Every place a format above can match starts with one of these (a format's leading `\b` is checked by the format
+ * itself). Searching for them once and trying the formats only there reads a file in one pass instead of one per
+ * format. secret-formats.test.ts checks it against matching each format over the whole text.
+ */
+const SECRET_START = /gh[pousr]_|github_pat_|npm_|A[KSB]IA|ACCA|[sr]k_live_|xox[baprs]-|https:\/\/hooks\.slack\.com\/|sk-|AIza|glpat-|SG\.|SK|hf_|-----BEGIN /g;
+
+const STICKY = new Map(SECRET_FORMATS.map((format) => [format, new RegExp(format.pattern.source, 'y')]));
+
+export interface SecretMatch {
+  format: SecretFormat;
+  match: RegExpExecArray;
+}
+
+/**
+ * Every match of every format in `text`, grouped by format in catalog order: the same matches as running each
+ * format's global pattern over the text, found in one pass.
+ */
+export function findSecrets(text: string): SecretMatch[] {
+  const found = new Map<SecretFormat, RegExpExecArray[]>();
+  // Per format, where its previous match ended: a global pattern does not look for its next match inside the last.
+  const resumeAt = new Map<SecretFormat, number>();
+  SECRET_START.lastIndex = 0;
+  for (let start = SECRET_START.exec(text); start !== null; start = SECRET_START.exec(text)) {
+    const at = start.index;
+    for (const [format, sticky] of STICKY) {
+      if ((resumeAt.get(format) ?? 0) > at) continue;
+      sticky.lastIndex = at;
+      const match = sticky.exec(text);
+      if (!match) continue;
+      resumeAt.set(format, at + match[0].length);
+      const matches = found.get(format);
+      if (matches) matches.push(match);
+      else found.set(format, [match]);
+    }
+    // Candidates may overlap (`sk-` inside a longer prefix): resume right after this one's first character.
+    SECRET_START.lastIndex = at + 1;
+  }
+  return SECRET_FORMATS.flatMap((format) => (found.get(format) ?? []).map((match) => ({ format, match })));
+}
+
 /** A 40-character AWS secret access key near an access key id makes the pair usable. */
 export const AWS_SECRET = /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/;
 

@@ -30,8 +30,9 @@ function classOf(codePoint: number): HiddenClass | undefined {
   return undefined;
 }
 
-// U+034F is a combining mark, which ESLint rejects inside a class, so it is its own alternative.
-const ANY_HIDDEN = /\u034F|[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{1D173}-\u{1D17A}\u{E0000}-\u{E01EF}]/u;
+// U+034F is a combining mark, which ESLint rejects inside a class, so it is its own alternative. Every code point
+// `classOf` classifies matches (unicode.test.ts checks the whole range), so a run can only start at a match.
+const ANY_HIDDEN = /\u034F|[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{1D173}-\u{1D17A}\u{E0000}-\u{E01EF}]/gu;
 
 const EMOJI = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u{FE0F}\u{20E3}]/u;
 /** Scripts whose orthography needs ZWJ/ZWNJ between letters (Arabic, Persian, Indic, Sinhala …). */
@@ -49,36 +50,41 @@ function variationSelectorByte(codePoint: number): number {
  * right-to-left letters, and the tag sequences of subdivision flag emoji (🏴 + tags + cancel tag).
  */
 export function hiddenRuns(text: string): HiddenRun[] {
-  // Most files have none; checking first keeps large bundles from being split into code points for nothing.
-  if (!ANY_HIDDEN.test(text)) return [];
-  const chars = [...text];
-  const offsets: number[] = [];
-  let offset = 0;
-  for (const char of chars) {
-    offsets.push(offset);
-    offset += char.length;
-  }
+  // Only the neighbourhood of each match is looked at: whole files are never split into code points.
   const runs: HiddenRun[] = [];
-  for (let i = 0; i < chars.length; i += 1) {
-    const codePoint = chars[i]!.codePointAt(0)!;
-    const hiddenClass = classOf(codePoint);
+  ANY_HIDDEN.lastIndex = 0;
+  for (let match = ANY_HIDDEN.exec(text); match !== null; match = ANY_HIDDEN.exec(text)) {
+    const index = match.index;
+    const hiddenClass = classOf(text.codePointAt(index)!);
     if (!hiddenClass) continue;
-    let j = i;
-    while (j + 1 < chars.length && classOf(chars[j + 1]!.codePointAt(0)!) === hiddenClass) j += 1;
-    const codePoints = chars.slice(i, j + 1).map((char) => char.codePointAt(0)!);
-    const before = chars[i - 1] ?? '';
-    const after = chars[j + 1] ?? '';
-    if (!isLegitimate(hiddenClass, codePoints, before, after, i)) {
-      runs.push({ class: hiddenClass, index: offsets[i]!, codePoints, decoded: decode(hiddenClass, codePoints) });
+    const codePoints: number[] = [];
+    let end = index;
+    while (end < text.length) {
+      const codePoint = text.codePointAt(end)!;
+      if (classOf(codePoint) !== hiddenClass) break;
+      codePoints.push(codePoint);
+      end += codePoint > 0xffff ? 2 : 1;
     }
-    i = j;
+    ANY_HIDDEN.lastIndex = end;
+    const after = end < text.length ? String.fromCodePoint(text.codePointAt(end)!) : '';
+    if (!isLegitimate(hiddenClass, codePoints, codePointBefore(text, index), after, index)) {
+      runs.push({ class: hiddenClass, index, codePoints, decoded: decode(hiddenClass, codePoints) });
+    }
   }
   return runs;
 }
 
-function isLegitimate(hiddenClass: HiddenClass, codePoints: number[], before: string, after: string, position: number): boolean {
+/** The whole code point that ends just before `index` (a surrogate pair counts as one), or ''. */
+function codePointBefore(text: string, index: number): string {
+  if (index === 0) return '';
+  const low = text.charCodeAt(index - 1);
+  const isPair = low >= 0xdc00 && low <= 0xdfff && index >= 2 && text.charCodeAt(index - 2) >= 0xd800 && text.charCodeAt(index - 2) <= 0xdbff;
+  return text.slice(isPair ? index - 2 : index - 1, index);
+}
+
+function isLegitimate(hiddenClass: HiddenClass, codePoints: number[], before: string, after: string, offset: number): boolean {
   const only = codePoints.length === 1 ? codePoints[0] : undefined;
-  if (only === 0xfeff && position === 0) return true;
+  if (only === 0xfeff && offset === 0) return true;
   if ((only === 0x200d || only === 0x200c) && ((EMOJI.test(before) && EMOJI.test(after)) || (JOINING_SCRIPT.test(before) && JOINING_SCRIPT.test(after)))) {
     return true;
   }

@@ -7,7 +7,7 @@ import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import { toolMapVisitor } from '../../extract/tool-maps.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
 import type { AstNode } from './ast.js';
-import { offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
+import { asciiSet, longRunStarts, offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
 import { factsVisitor } from './facts.js';
 import type { FileIndex } from './file-index.js';
 import { buildFileIndex, resolveRelativeImport } from './file-index.js';
@@ -31,10 +31,10 @@ const FACT_KEYWORDS = wordsPattern([
 ]);
 
 /** Runs of at least 200 base64/hex characters (candidate encoded blobs). */
-const ENCODED_RUN = /[A-Za-z0-9+/=_-]{200,}/g;
+const ENCODED_CHARS = asciiSet('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-');
 
 function longEncodedRuns(text: string, into: number[]): void {
-  for (const match of text.matchAll(ENCODED_RUN)) into.push(match.index);
+  longRunStarts(text, ENCODED_CHARS, 200, into);
 }
 
 function factOffsets(text: string, into: number[]): number[] {
