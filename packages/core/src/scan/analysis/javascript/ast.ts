@@ -45,7 +45,7 @@ export type ParseOutcome = { ok: true; parsed: ParsedFile } | { ok: false; messa
 export const RAW_TRANSFER = rawTransferSupported();
 
 function parseOptions(
-  sourceType: 'module' | 'script',
+  sourceType: 'module' | 'commonjs',
   lang: ReturnType<typeof oxcLang>,
 ): ParserOptions & { experimentalRawTransfer?: boolean } {
   return { sourceType, lang, preserveParens: false, ...(RAW_TRANSFER ? { experimentalRawTransfer: true } : {}) };
@@ -55,8 +55,9 @@ export function parseFile(file: SourceFile): ParseOutcome {
   const text = file.text;
   if (text === undefined) return { ok: false, message: 'no text (binary or over the size limit)' };
   const lang = oxcLang(file.path);
-  // Plain .js/.cjs may be CommonJS scripts (legacy octal, `with`, top-level return): retry as a script before giving up.
-  const attempts: Array<'module' | 'script'> = file.path.endsWith('.cjs') ? ['script', 'module'] : ['module', 'script'];
+  // Plain .js/.cjs may be CommonJS (legacy octal, `with`, and the top-level `return` Node's module wrapper allows, as in
+  // `if (require.main !== module) return;`): retry as CommonJS before giving up.
+  const attempts: Array<'module' | 'commonjs'> = file.path.endsWith('.cjs') ? ['commonjs', 'module'] : ['module', 'commonjs'];
   let firstError = '';
   for (const sourceType of lang.startsWith('t') ? ['module' as const] : attempts) {
     try {
