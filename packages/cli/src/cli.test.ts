@@ -215,6 +215,50 @@ describe('svc scan', () => {
     expect(gated.code).toBe(2);
   });
 
+  it('svc baseline records the findings; scan --baseline then reports only new ones; a missing baseline is exit 2', async () => {
+    const repo = join(work, 'baselined');
+    await writeTree(repo, vulnerableServer);
+    const baselineFile = join(work, 'baseline.json');
+    const written = await svc(['baseline', repo, '--reason', 'accepted in review 12', '--expires', '2099-01-01', '--output', baselineFile]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr).toMatch(/^svc: wrote \d+ findings to .*baseline\.json \(until 2099-01-01\)\n$/);
+    const baseline = JSON.parse(await readFile(baselineFile, 'utf8'));
+    expect(baseline.findings.every((entry: { reason: string }) => entry.reason === 'accepted in review 12')).toBe(true);
+
+    const quiet = await svc(['scan', repo, '--baseline', baselineFile, '--fail-on', 'low', '--format', 'json', '--quiet']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const run = JSON.parse(quiet.stdout);
+    expect(run.reports[0].findings).toEqual([]);
+    expect(run.reports[0].suppressed.length).toBe(baseline.findings.length);
+
+    // A new problem since the baseline is reported.
+    await writeFile(join(repo, 'extra.js'), vulnerableServer['index.js'].replace("registerTool('run'", "registerTool('show'").replace("'ls '", "'cat '"));
+    const fresh = await svc(['scan', repo, '--baseline', baselineFile, '--format', 'json', '--quiet']);
+    const freshFiles = JSON.parse(fresh.stdout).reports[0].findings.map((f: { location?: { file: string } }) => f.location?.file);
+    expect(freshFiles).toContain('extra.js');
+    expect(freshFiles).not.toContain('index.js');
+
+    const broken = await svc(['scan', repo, '--baseline', join(work, 'no-such-baseline.json')]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/^svc: .*no-such-baseline\.json: baseline does not read: ENOENT/);
+  });
+
+  it('--exclude-rule refuses unknown ids; svc.config.json sets the threshold unless --fail-on is given', async () => {
+    const unknown = await svc(['scan', vulnerable, '--exclude-rule', 'comand-injection']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown rule comand-injection");
+
+    const excluded = await svc(['scan', vulnerable, '--exclude-rule', 'command-injection,tool-poisoning-sensitive-access', '--format', 'json', '--quiet', '--fail-on', 'never']);
+    const ids = JSON.parse(excluded.stdout).reports[0].findings.map((f: { ruleId: string }) => f.ruleId);
+    expect(ids).not.toContain('command-injection');
+
+    const repo = join(work, 'configured');
+    await writeTree(repo, { ...benignServer, 'svc.config.json': JSON.stringify({ failOn: 'never' }) });
+    await writeTree(repo, { 'run.js': vulnerableServer['index.js'] });
+    expect((await svc(['scan', repo, '--quiet'])).code).toBe(0);
+    expect((await svc(['scan', repo, '--quiet', '--fail-on', 'high'])).code).toBe(1);
+  });
+
   it('--output writes the report file and leaves stdout empty', async () => {
     const out = join(work, 'out', 'report.sarif');
     await mkdir(join(work, 'out'), { recursive: true });

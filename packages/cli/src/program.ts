@@ -1,4 +1,4 @@
-import { REPORT_FORMATS, SVC_VERSION } from '@svc/core';
+import { getRule, REPORT_FORMATS, SVC_VERSION } from '@svc/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { rulesCommand, RULES_FORMATS } from './commands/rules.js';
 import type { RulesFormat } from './commands/rules.js';
@@ -6,12 +6,31 @@ import { registerBillingCommands } from './commands/billing.js';
 import { registerMeCommands } from './commands/me.js';
 import { registerAccountCommands, remoteScanOptions } from './commands/register-account.js';
 import { remoteScan } from './commands/remote-scan.js';
+import { baselineCommand, type BaselineCommandOptions } from './commands/baseline.js';
 import { scanCommand } from './commands/scan.js';
 import { registerTeamCommands } from './commands/team.js';
 import type { ScanCommandOptions } from './commands/scan.js';
 import { EXIT, FAIL_ON } from './exit-codes.js';
 import { runCommand } from './client/run.js';
 import type { CommandIo } from './terminal.js';
+
+/** Repeatable options: each occurrence adds to the list. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** `--exclude-rule a,b --exclude-rule c`: every id must name a rule, or nothing would be excluded and no one would know. */
+function ruleIds(value: string, previous: string[] | undefined): string[] {
+  const ids = value.split(',').map((id) => id.trim()).filter(Boolean);
+  const unknown = ids.filter((id) => getRule(id) === undefined);
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown rule ${unknown.join(', ')} (see \`svc rules\`).`);
+  return [...(previous ?? []), ...ids];
+}
+
+function isoDate(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) throw new InvalidArgumentError('not a date (YYYY-MM-DD).');
+  return value;
+}
 
 function httpUrl(value: string): string {
   let url: URL;
@@ -89,6 +108,9 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
         .default('high'),
     )
     .option('--fail-on-partial', 'exit with 2 when a target was only partly scanned (files not parsed or over limits, no tools found)')
+    .addOption(new Option('--exclude-rule <ids>', 'do not report these rules (comma-separated, repeatable)').argParser(ruleIds))
+    .addOption(new Option('--exclude-path <glob>', 'do not report findings in files matching this glob (repeatable)').argParser(collect))
+    .option('--baseline <file>', 'suppress the findings listed in this baseline (written by `svc baseline`) until they expire')
     .option('--discover', 'also scan every MCP client config found on this machine')
     .addOption(
       new Option('--registry <url>', 'npm registry for npm targets (default: npm_config_registry, .npmrc, then https://registry.npmjs.org)').argParser(httpUrl),
@@ -102,7 +124,11 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
     .addOption(remoteScanOptions()[1]!.argParser(httpUrl))
     .addHelpText('after', SCAN_EXAMPLES)
     .action(async (targets: string[], options: ScanCommandOptions & { remote?: boolean; server?: string }, command: Command) => {
+      options.failOnExplicit = command.getOptionValueSource('failOn') !== 'default';
       if (options.remote || options.server !== undefined) {
+        if (options.excludeRule || options.excludePath || options.baseline !== undefined) {
+          command.error('error: --exclude-rule, --exclude-path and --baseline apply to local scans; they cannot be combined with --remote', { exitCode: EXIT.error });
+        }
         if (options.discover) command.error('error: --discover finds configs on this machine; it cannot be combined with --remote', { exitCode: EXIT.error });
         if (targets.length === 0) command.error('error: nothing to scan: give at least one target', { exitCode: EXIT.error });
         setExitCode(await runCommand(io, () => remoteScan(targets, options, io)));
@@ -112,6 +138,19 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
         command.error('error: nothing to scan: give at least one target, or --discover', { exitCode: EXIT.error });
       }
       setExitCode(await scanCommand(targets, options, io));
+    });
+
+  program
+    .command('baseline')
+    .description('record the current findings as accepted, so `svc scan --baseline <file>` reports only new ones')
+    .argument('<targets...>', 'what to scan, as for `svc scan`')
+    .requiredOption('--reason <text>', 'why these findings are accepted (kept with each entry, shown when one is suppressed)')
+    .addOption(new Option('--expires <date>', 'YYYY-MM-DD after which the entries stop silencing their findings').argParser(isoDate))
+    .option('-o, --output <file>', 'the baseline file to write (atomically)', '.svc-baseline.json')
+    .addOption(new Option('-m, --mode <mode>', 'scan mode').choices(['fast', 'deep']).default('fast'))
+    .addHelpText('after', '\nExamples:\n  $ svc baseline . --reason "reviewed in the 1.4 security review" --expires 2027-06-30\n  $ svc scan . --baseline .svc-baseline.json\n')
+    .action(async (targets: string[], options: BaselineCommandOptions) => {
+      setExitCode(await baselineCommand(targets, options, io));
     });
 
   program

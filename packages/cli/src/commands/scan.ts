@@ -2,8 +2,8 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { discoverConfigs, formatRun, removeAllTempDirs, scanInputs, SEVERITIES, visibleLine } from '@svc/core';
-import type { ReportFormat, ScanMode, ScanRun } from '@svc/core';
+import { discoverConfigs, formatRun, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, visibleLine } from '@svc/core';
+import type { ReportFormat, ScanMode, ScanRun, SuppressionOptions } from '@svc/core';
 import { EXIT, type FailOn } from '../exit-codes.js';
 import { exitCodeForRun } from '../run-exit-code.js';
 import type { CommandIo } from '../terminal.js';
@@ -18,6 +18,12 @@ export interface ScanCommandOptions {
   failOn: FailOn;
   /** Partly scanned targets fail the run (exit 2), for CI gates that must not pass on code they did not see. */
   failOnPartial?: boolean;
+  /** --fail-on was given explicitly (not its default): it then wins over a repository's svc.config.json. */
+  failOnExplicit?: boolean;
+  excludeRule?: string[];
+  excludePath?: string[];
+  /** A baseline file written by `svc baseline`: the findings it lists are suppressed until they expire. */
+  baseline?: string;
   discover?: boolean;
   registry?: string;
   indexUrl?: string;
@@ -66,6 +72,14 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     }
   }
 
+  let suppressions: SuppressionOptions;
+  try {
+    suppressions = await suppressionOptions(options);
+  } catch (error) {
+    io.stderr.write(`svc: ${visibleLine((error as Error).message)}\n`);
+    return EXIT.error;
+  }
+
   const progress = await startProgress(inputs.length, options, io);
   const scan = scanInputs(inputs, {
     mode: options.mode,
@@ -75,6 +89,8 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
       npmRegistry: options.registry,
       pypiIndex: options.indexUrl,
     },
+    clock: io.clock,
+    suppressions,
   });
   const aborted = new Promise<'aborted'>((resolveAbort) => {
     if (io.signal.aborted) resolveAbort('aborted');
@@ -101,7 +117,16 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
   return printRun(run, options, io);
 }
 
-export type PrintOptions = Pick<ScanCommandOptions, 'format' | 'output' | 'failOn' | 'failOnPartial' | 'color' | 'quiet'>;
+/** The command line's exclusions and baseline, as the engine takes them; a baseline that does not read is an error. */
+export async function suppressionOptions(options: Pick<ScanCommandOptions, 'excludeRule' | 'excludePath' | 'baseline'>): Promise<SuppressionOptions> {
+  return {
+    ...(options.excludeRule?.length ? { excludeRules: options.excludeRule } : {}),
+    ...(options.excludePath?.length ? { excludePaths: options.excludePath } : {}),
+    ...(options.baseline !== undefined ? { baseline: { file: options.baseline, data: await readBaseline(options.baseline) } } : {}),
+  };
+}
+
+export type PrintOptions = Pick<ScanCommandOptions, 'format' | 'output' | 'failOn' | 'failOnPartial' | 'failOnExplicit' | 'color' | 'quiet'>;
 
 /**
  * Prints a finished run: failures on stderr, the report on stdout or atomically to --output; resolves to the exit
@@ -124,5 +149,5 @@ export async function printRun(run: ScanRun, options: PrintOptions, io: CommandI
   } else {
     io.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
   }
-  return exitCodeForRun(run, options.failOn, options.failOnPartial);
+  return exitCodeForRun(run, options);
 }

@@ -140,6 +140,14 @@ export const findingSchema = z
     flow: z.array(flowStepSchema).optional().describe('Dataflow path for code findings.'),
     votes: z.array(judgeVoteSchema).optional().describe('Deep mode: the judge panel’s votes.'),
     consensus: verdict.optional().describe('Deep mode: the panel’s consensus.'),
+    suppression: z
+      .strictObject({
+        kind: z.enum(['inline', 'config', 'flag', 'baseline']),
+        reason: z.string(),
+        source: z.string().describe('Where it was declared: file:line, svc.config.json, the flag, the baseline file.'),
+      })
+      .optional()
+      .describe('On suppressed findings: who silenced it and why.'),
   })
   .meta({ id: 'Finding', description: 'One problem a rule found.' });
 
@@ -215,6 +223,14 @@ export const scanReportSchema = z
       .describe('Findings per severity, not counting those the judges dismissed.'),
     problems: z.array(parseProblemSchema),
     coverage: coverageSchema,
+    suppressed: z
+      .array(findingSchema)
+      .optional()
+      .describe('Findings silenced by an inline svc-ignore, svc.config.json, a flag or a baseline, each with its suppression. Not counted or scored.'),
+    repoConfig: z
+      .strictObject({ file: z.string(), failOn: z.enum(['critical', 'high', 'medium', 'low', 'never']).optional() })
+      .optional()
+      .describe('The repository’s svc.config.json, when the target is the user’s own code and has one.'),
     scopedOut: z
       .array(scopedOutFileSchema)
       .optional()

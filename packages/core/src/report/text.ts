@@ -72,6 +72,19 @@ function formatReport(report: ScanReport, paint: (style: Style, text: string) =>
   if (report.findings.length === 0 && coverage.status === 'scanned') lines.push(`  ${paint('green', '✔ no findings')}`);
   if (report.findings.length === 0 && coverage.status === 'partial') lines.push(`  ${paint('yellow', 'no findings in the part that was scanned')}`);
 
+  // Suppressed findings are counted with who silenced them, so a quiet report can still be audited; the JSON has each.
+  const suppressed = report.suppressed ?? [];
+  if (suppressed.length > 0) {
+    const byKind = [...new Set(suppressed.map((finding) => finding.suppression?.kind ?? 'inline'))]
+      .map((kind) => `${suppressed.filter((finding) => (finding.suppression?.kind ?? 'inline') === kind).length} ${kind}`)
+      .join(', ');
+    lines.push('', `  ${paint('dim', `suppressed (${suppressed.length}: ${byKind}):`)}`);
+    for (const finding of suppressed.slice(0, 10)) {
+      lines.push(`    ${paint('dim', '○')} ${visibleLine(finding.ruleId)} ${paint('dim', 'at')} ${visibleLine(describeWhere(finding) ?? '')}: ${visibleLine(finding.suppression?.reason ?? '')} ${paint('dim', `(${visibleLine(finding.suppression?.source ?? '')})`)}`);
+    }
+    if (suppressed.length > 10) lines.push(`    … ${suppressed.length - 10} more`);
+  }
+
   const scopedOut = report.scopedOut ?? [];
   if (scopedOut.length > 0) {
     // Counted per reason, with the folders they sit in: the full list is in the JSON report.

@@ -29,6 +29,7 @@ import tlsVerificationDisabled from './tls-verification-disabled.js';
 import httpTransportExposed from './http-transport-exposed.js';
 import missingOriginValidation from './missing-origin-validation.js';
 import corsWildcard from './cors-wildcard.js';
+import suppressionWithoutReason from './suppression-without-reason.js';
 
 export const RULES: readonly Rule[] = [
   toolPoisoningDirectives,
@@ -59,6 +60,7 @@ export const RULES: readonly Rule[] = [
   obfuscatedModelText,
   typosquatPackage,
   unpinnedNpxConfig,
+  suppressionWithoutReason,
 ];
 
 const byId = new Map(RULES.map((rule) => [rule.id, rule]));

@@ -7,6 +7,7 @@ import { SVC_VERSION } from '../version.js';
 import { ANALYZERS } from './analysis/index.js';
 import type { ScanEventListener, Stage } from './events.js';
 import { assessCoverage, notScanned } from './coverage.js';
+import { applySuppressions, CONFIG_FILE, readRepoConfig, type SuppressionOptions } from './suppressions.js';
 import { inventoryWorkspace } from './inventory.js';
 import type {
   CodeFact,
@@ -34,8 +35,10 @@ export interface ScanOptions {
   judges?: Judge[];
   /** Rules to run; defaults to the whole catalog (filtered by mode). */
   rules?: readonly Rule[];
-  /** The time a report records as its start; the real time unless a test sets it. */
+  /** The time a report records as its start, and baseline expiry is judged against; the real time unless a test sets it. */
   clock?: () => Date;
+  /** Command-line exclusions and baseline, applied to every target (scan/suppressions.ts). */
+  suppressions?: SuppressionOptions;
 }
 
 /**
@@ -120,6 +123,12 @@ export async function scanWorkspace(
     }
   };
 
+  // The user's own code (a folder, a git checkout) may carry svc.config.json and inline svc-ignore comments; a package
+  // fetched from a registry may not silence itself. A broken config fails the target before any work is done.
+  const ownCode = workspace.target.kind === 'directory' || workspace.target.kind === 'git';
+  const rules = options.rules ?? RULES;
+  const repoConfig = ownCode ? await readRepoConfig(workspace.root, new Set(RULES.map((rule) => rule.id))) : undefined;
+
   const inventory = await time('inventory', () => inventoryWorkspace(workspace.root, undefined, options.signal));
   const problems: ParseProblem[] = [...inventory.problems];
   for (const problem of inventory.problems) emit({ type: 'problem', target: label, ...problem });
@@ -153,7 +162,7 @@ export async function scanWorkspace(
   });
 
   let findings = await time('rules', () =>
-    runRules(options.rules ?? RULES, {
+    runRules(rules, {
       mode,
       workspace,
       files: inventory.files,
@@ -164,6 +173,16 @@ export async function scanWorkspace(
       facts,
     }, problems),
   );
+
+  const silenced = applySuppressions({
+    findings,
+    files: inventory.files,
+    ownCode,
+    config: repoConfig,
+    options: options.suppressions ?? {},
+    now: options.clock?.() ?? new Date(),
+  });
+  findings = silenced.findings;
 
   let dismissed: Finding[] | undefined;
   if (mode === 'deep') {
@@ -214,6 +233,8 @@ export async function scanWorkspace(
     counts,
     problems,
     coverage,
+    ...(silenced.suppressed.length > 0 ? { suppressed: sortFindings(silenced.suppressed) } : {}),
+    ...(repoConfig ? { repoConfig: { file: CONFIG_FILE, ...(repoConfig.failOn ? { failOn: repoConfig.failOn } : {}) } } : {}),
     scopedOut: scope.scopedOut,
   };
   emit({ type: 'done', target: label, report });

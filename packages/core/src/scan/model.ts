@@ -27,6 +27,7 @@ export const CATEGORIES = [
   'tls-disabled',
   'excessive-capability',
   'supply-chain',
+  'suppression',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -294,6 +295,19 @@ export interface Finding {
   /** Deep mode: the panel's votes and consensus. */
   votes?: JudgeVote[];
   consensus?: Verdict;
+  /** Set on the findings of `ScanReport.suppressed`: who silenced it and why. */
+  suppression?: Suppression;
+}
+
+/**
+ * Why a finding is left out of the results (scan/suppressions.ts): an inline `svc-ignore` comment, the repository's
+ * `svc.config.json`, a command-line exclusion, or a baseline entry. Each carries its reason, so a reviewer can audit it.
+ */
+export interface Suppression {
+  kind: 'inline' | 'config' | 'flag' | 'baseline';
+  reason: string;
+  /** Where it was declared: `src/x.ts:12`, `svc.config.json`, `--exclude-rule`, the baseline file. */
+  source: string;
 }
 
 export interface ScanTimings {
@@ -364,6 +378,10 @@ export interface ScanReport {
   /** Files that did not parse, and other non-fatal problems. */
   problems: ParseProblem[];
   coverage: Coverage;
+  /** Findings silenced by a suppression (inline, config, flag or baseline), with it; not counted or scored. */
+  suppressed?: Finding[];
+  /** The repository's svc.config.json, when the target is the user's own code and has one. */
+  repoConfig?: { file: string; failOn?: 'critical' | 'high' | 'medium' | 'low' | 'never' };
   /** Code files the analyzers did not receive, and why (declarations, browser build output, CommonJS twins). */
   scopedOut?: ScopedOutFile[];
 }
