@@ -32,8 +32,16 @@ const FUNCTION_HEAD = /(?:function\s+([\w$]+)\s*\(|(?:const|let|var)\s+([\w$]+)\
 
 const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'return', 'function']);
 
+/** Two judges ask about the same finding; the answer is kept per finding object. */
+const answers = new WeakMap<Finding, OAuthEndpoint | undefined>();
+
 /** The OAuth endpoint a `cors-wildcard` finding's CORS setup serves, when the code shows it serves one and nothing else. */
 export function oauthEndpointOf(finding: Finding, context: JudgeContext): OAuthEndpoint | undefined {
+  if (!answers.has(finding)) answers.set(finding, lookUp(finding, context));
+  return answers.get(finding);
+}
+
+function lookUp(finding: Finding, context: JudgeContext): OAuthEndpoint | undefined {
   if (finding.ruleId !== 'cors-wildcard' || !finding.location) return undefined;
   const { file, line } = finding.location;
   // A CORS setup in a file that also serves MCP may cover the MCP endpoint itself.

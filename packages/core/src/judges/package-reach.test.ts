@@ -65,6 +65,24 @@ describe('packageReach', () => {
     expect(packageReach('dist/examples/http.js', plugins, [bin])).toMatchObject({ state: 'unknown', why: expect.stringMatching(/dist\/server\.js loads a module by a computed name/) });
   });
 
+  it('cannot rule a file out when a reached module was not read (over the size limit)', () => {
+    const unread = files.map((file) => (file.path === 'dist/server.js' ? { ...file, text: undefined } : file));
+    expect(packageReach('dist/examples/http.js', unread, [bin])).toMatchObject({ state: 'unknown', why: 'dist/server.js was not read, so what it loads is unknown' });
+  });
+
+  it('counts modules that a container, registry entry or shell script starts as entries', () => {
+    const launchers = [
+      ...files,
+      sourceFile('Dockerfile', 'FROM node:22-slim\nCOPY dist ./dist\nCMD ["node", "dist/examples/http.js"]\n', 'other'),
+    ];
+    expect(packageReach('dist/examples/http.js', launchers, [bin])).toMatchObject({ state: 'reached', chain: ['dist/examples/http.js'] });
+    // A page the package serves runs the scripts it names in the browser.
+    const page = [...files, sourceFile('dist/public/index.html', '<script type="module" src="/assets/app-4f2a.js"></script>\n', 'other'), sourceFile('dist/public/assets/app-4f2a.js', 'fetch(location.hash.slice(1));\n')];
+    expect(packageReach('dist/public/assets/app-4f2a.js', page, [bin])).toMatchObject({ state: 'reached' });
+    // Documentation that tells a reader how to run an example does not make the package run it.
+    expect(packageReach('dist/examples/http.js', files, [bin])).toMatchObject({ state: 'unreached' });
+  });
+
   it('uses the package.json that names the package, not a nested module-format marker', () => {
     const nested = manifest({ type: 'module' }, 'dist/package.json');
     expect(packageReach('dist/examples/http.js', files, [bin, nested])).toMatchObject({ state: 'unreached' });
@@ -79,6 +97,10 @@ describe('packageReach', () => {
     const data = manifest({ name: 'ts-server', main: 'dist/index.js' });
     expect(packageReach('src/tools/run.ts', checkout, [data])).toMatchObject({ state: 'reached', chain: ['src/index.ts', 'src/tools/run.ts'] });
     expect(packageReach('src/examples/demo.ts', checkout, [data])).toMatchObject({ state: 'unreached' });
+    // With the build output present too, the sources it was built from count as what runs.
+    const built = [...checkout, sourceFile('dist/index.js', "import { run } from './tools/run.js';\nrun();\n", 'other'), sourceFile('dist/tools/run.js', 'export function run() {}\n', 'other')];
+    expect(packageReach('src/tools/run.ts', built, [data])).toMatchObject({ state: 'reached', chain: ['dist/index.js', 'dist/tools/run.js', 'src/tools/run.ts'] });
+    expect(packageReach('src/examples/demo.ts', built, [data])).toMatchObject({ state: 'unreached' });
     // Output that is named but neither present nor mappable: what it would load is unknown.
     expect(packageReach('src/examples/demo.ts', checkout, [manifest({ name: 'ts-server', main: 'build/cli.js' })])).toMatchObject({ state: 'unknown' });
   });

@@ -38,8 +38,8 @@ interface PackageGraph {
   entries: string[] | string;
   /** file → the file it was first reached from (entries map to themselves). */
   parents: Map<string, string>;
-  /** A reached file loads something computed: unreached files may still be loaded. */
-  openedBy?: string;
+  /** Why unreached files may still be loaded (a reached file loads by a computed name, or could not be read). */
+  open?: string;
 }
 
 const graphsByFiles = new WeakMap<readonly SourceFile[], Map<Manifest, PackageGraph>>();
@@ -52,7 +52,7 @@ export function packageReach(file: string, files: readonly SourceFile[], manifes
   const graph = graphOf(manifest, files);
   if (typeof graph.entries === 'string') return { state: 'unknown', why: graph.entries };
   if (graph.parents.has(file)) return { state: 'reached', chain: chainTo(graph, file), pkg: graph.name };
-  if (graph.openedBy) return { state: 'unknown', why: `${graph.openedBy} loads a module by a computed name, which may be ${file}` };
+  if (graph.open) return { state: 'unknown', why: graph.open };
   return { state: 'unreached', entries: graph.entries, pkg: graph.name };
 }
 
@@ -104,6 +104,7 @@ function buildGraph(manifest: Manifest, files: readonly SourceFile[]): PackageGr
     }
     entries.push(...(Array.isArray(resolved) ? resolved : [resolved]));
   }
+  entries.push(...launchedByConfig(dir, files));
   if (entries.length === 0) {
     graph.entries = `no entry point of ${name} is among its files, so what it runs is unknown`;
     return graph;
@@ -121,13 +122,22 @@ function buildGraph(manifest: Manifest, files: readonly SourceFile[]): PackageGr
     if (target === undefined || graph.parents.has(target)) return;
     graph.parents.set(target, from);
     queue.push(target);
+    // Beside its build output, a package's TypeScript sources are what the scan analyses: they run as that output.
+    if (hasTypeScript) reach(resolveFile(sourceOf(target), files), target);
   };
-  for (const entry of queue) graph.parents.set(entry, entry);
+  for (const entry of graph.entries) {
+    graph.parents.set(entry, entry);
+    if (hasTypeScript) reach(resolveFile(sourceOf(entry), files), entry);
+  }
   while (queue.length > 0) {
     const current = queue.shift()!;
     const text = fileOf(files, current)?.text;
-    if (text === undefined) continue;
-    if (!graph.openedBy && COMPUTED_LOAD.test(text)) graph.openedBy = current;
+    if (text === undefined) {
+      // Too large or binary to read: what it loads is unknown.
+      graph.open ??= `${current} was not read, so what it loads is unknown`;
+      continue;
+    }
+    if (!graph.open && COMPUTED_LOAD.test(text)) graph.open = `${current} loads a module by a computed name, which may be any file`;
     for (const match of text.matchAll(QUOTED_STRING)) {
       const literal = match[2]!;
       if (/^\.{1,2}\//.test(literal)) reach(resolveFile(path.join(path.dirname(current), literal), files), current);
@@ -170,6 +180,26 @@ function collectExportTargets(node: unknown, into: string[]): void {
   } else if (node && typeof node === 'object') {
     for (const value of Object.values(node)) collectExportTargets(value, into);
   }
+}
+
+/**
+ * Files that start the package without going through package.json: a container's CMD, an MCP registry entry
+ * (server.json), a desktop-extension manifest, Smithery's config, a Procfile or shell script, and the HTML pages whose
+ * scripts a browser runs when the package serves them. Any module path they name is an entry.
+ */
+const LAUNCH_FILE = /(?:^|\/)(?:Dockerfile[^/]*|Containerfile|Procfile|server\.json|manifest\.json|smithery\.ya?ml|(?:docker-)?compose[^/]*\.ya?ml|[^/]+\.sh|[^/]+\.html?)$/i;
+const MODULE_PATH = /[\w@./-]+\.[cm]?[jt]sx?\b/g;
+
+function launchedByConfig(dir: string, files: readonly SourceFile[]): string[] {
+  const launched: string[] = [];
+  for (const file of files) {
+    if (!LAUNCH_FILE.test(file.path) || file.text === undefined || !(dir === '.' || file.path.startsWith(`${dir}/`))) continue;
+    for (const [token] of file.text.matchAll(MODULE_PATH)) {
+      const target = resolveFile(path.join(dir, token), files) ?? resolveFile(path.join(path.dirname(file.path), token), files);
+      if (target) launched.push(target);
+    }
+  }
+  return launched;
 }
 
 /** Files matching an exports pattern target (`dist/esm/*` or `dist/*.js`), JavaScript only. */
