@@ -76,6 +76,9 @@ describe('packageReach', () => {
       sourceFile('Dockerfile', 'FROM node:22-slim\nCOPY dist ./dist\nCMD ["node", "dist/examples/http.js"]\n', 'other'),
     ];
     expect(packageReach('dist/examples/http.js', launchers, [bin])).toMatchObject({ state: 'reached', chain: ['dist/examples/http.js'] });
+    // A bin that is a shell script names the module it starts without quotes around the path alone.
+    const shellBin = [...files, sourceFile('bin/mcp-search', '#!/bin/sh\nexec node "$(dirname "$0")/../dist/examples/http.js" "$@"\n', 'other')];
+    expect(packageReach('dist/examples/http.js', shellBin, [manifest({ name: 'mcp-search', bin: 'bin/mcp-search' })])).toMatchObject({ state: 'reached' });
     // A page the package serves runs the scripts it names in the browser.
     const page = [...files, sourceFile('dist/public/index.html', '<script type="module" src="/assets/app-4f2a.js"></script>\n', 'other'), sourceFile('dist/public/assets/app-4f2a.js', 'fetch(location.hash.slice(1));\n')];
     expect(packageReach('dist/public/assets/app-4f2a.js', page, [bin])).toMatchObject({ state: 'reached' });

@@ -145,6 +145,8 @@ function buildGraph(manifest: Manifest, files: readonly SourceFile[]): PackageGr
       const last = literal.slice(literal.lastIndexOf('/') + 1);
       for (const named of byName.get(last) ?? []) reach(named, current);
     }
+    // Unquoted or interpolated file names too (`exec node "$DIR/../dist/http.js"` in a bin script).
+    for (const [token] of text.matchAll(MODULE_PATH)) for (const named of byName.get(path.basename(token)) ?? []) reach(named, current);
   }
   return graph;
 }
@@ -161,6 +163,8 @@ function declaredEntries(data: Record<string, unknown>): string[] {
   if (typeof bin === 'string') entries.push(bin);
   else if (bin && typeof bin === 'object') entries.push(...Object.values(bin).filter((value): value is string => typeof value === 'string'));
   collectExportTargets(exports, entries);
+  // `imports` maps #specifiers to files; counting them as entries over-approximates, as everything here does.
+  collectExportTargets(data.imports, entries);
   if (scripts && typeof scripts === 'object') {
     for (const [script, command] of Object.entries(scripts)) {
       if (!RUN_SCRIPTS.test(script) || typeof command !== 'string') continue;
