@@ -1,6 +1,7 @@
 // Which JavaScript files of a package its entry points can load: the manifest's entries (main, module, bin, exports,
-// install scripts) and everything they name by a relative path, transitively. Judges use it to tell code the package
-// runs from code it only ships (example servers, tests, demos). See docs/judges.md, "Code the package runs".
+// install and start scripts), the modules launch files name (Dockerfile, server.json, served HTML …), and everything
+// they name by path or file name, transitively. Judges use it to tell code the package runs from code it only ships
+// (example servers, tests, demos). See docs/judges.md, "Code the package runs".
 import { existsSync } from 'node:fs';
 import path from 'node:path/posix';
 import type { Manifest, SourceFile } from '../scan/model.js';
@@ -152,8 +153,8 @@ function buildGraph(manifest: Manifest, files: readonly SourceFile[]): PackageGr
 }
 
 /**
- * Paths the manifest says the package runs or lets others load: main, module, bin, the targets of exports (every
- * condition), and files named by install scripts. A subpath pattern (`"./*": "./dist/*"`) exports every file under
+ * Paths the manifest says the package runs or lets others load: main, module, bin, the targets of exports and imports
+ * (every condition), and files named by install and start scripts. A subpath pattern (`"./*": "./dist/*"`) exports every file under
  * its target, so each of them counts as an entry: the package publishes them for import.
  */
 function declaredEntries(data: Record<string, unknown>): string[] {
@@ -192,7 +193,8 @@ function collectExportTargets(node: unknown, into: string[]): void {
  * scripts a browser runs when the package serves them. Any module path they name is an entry.
  */
 const LAUNCH_FILE = /(?:^|\/)(?:Dockerfile[^/]*|Containerfile|Procfile|server\.json|manifest\.json|smithery\.ya?ml|(?:docker-)?compose[^/]*\.ya?ml|[^/]+\.sh|[^/]+\.html?)$/i;
-const MODULE_PATH = /[\w@./-]+\.[cm]?[jt]sx?\b/g;
+/** A file name in text; a token starts only where a run of path characters starts, so long runs cost linear time. */
+const MODULE_PATH = /(?<![\w@./-])[\w@./-]{1,200}?\.[cm]?[jt]sx?\b/g;
 
 function launchedByConfig(dir: string, files: readonly SourceFile[]): string[] {
   const launched: string[] = [];
