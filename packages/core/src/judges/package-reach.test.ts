@@ -114,6 +114,15 @@ describe('packageReach', () => {
     expect(packageReach('dist/examples/http.js', files, [manifest({ name: 'mcp-search', main: 'dist/missing.js' })])).toMatchObject({ state: 'unknown' });
   });
 
+  it('reads a large inlined asset in linear time', () => {
+    // A megabyte-long run of path characters (base64 wasm in a web bundle) once made the file-name scan quadratic.
+    const blob = 'A'.repeat(1_000_000);
+    const bundled = [...files.filter((file) => file.path !== 'dist/server.js'), sourceFile('dist/server.js', `const wasm = "${blob}";\nconst more = ${blob}.js;\n`)];
+    const started = performance.now();
+    expect(packageReach('dist/examples/http.js', bundled, [bin])).toMatchObject({ state: 'unreached' });
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
   it('is unknown without a manifest or for files that are not modules', () => {
     expect(packageReach('dist/examples/http.js', files, [])).toMatchObject({ state: 'unknown', why: expect.stringMatching(/no package\.json/) });
     expect(packageReach('dist/examples/http.js', files, undefined)).toMatchObject({ state: 'unknown' });
