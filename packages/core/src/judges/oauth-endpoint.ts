@@ -73,7 +73,8 @@ function mountedByImporter(lines: string[], line: number, file: string, files: r
   if (!factory) return undefined;
   const call = new RegExp(`\\b${factory.replace(/\$/g, '\\$')}\\s*\\(`);
   for (const importer of files) {
-    if (importer.path === file || importer.text === undefined || !importsFile(importer, file, files)) continue;
+    // Cheap test first: most files never call the factory, and bundles are megabytes.
+    if (importer.path === file || importer.text === undefined || !call.test(importer.text) || !importsFile(importer, file, files)) continue;
     const importerLines = importer.text.split(/\r?\n/);
     for (const [index, candidate] of importerLines.entries()) {
       if (!call.test(candidate)) continue;
