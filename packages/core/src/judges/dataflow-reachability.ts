@@ -1,8 +1,10 @@
 // Judges a finding by the dataflow behind it: does a value the attacker controls (a tool input, the environment, a
 // private file, a payload decoded at run time) reach the sink unguarded?
-import type { Finding, JudgeVote, OriginKind, TaintFlow } from '../scan/model.js';
+import type { Category, Finding, JudgeVote, OriginKind, TaintFlow } from '../scan/model.js';
 import { isSafeFlow } from '../scan/analysis/catalog.js';
 import { findTool, findingSubject, matchFlow, parametersNamed, where } from './finding-context.js';
+import { oauthEndpointOf } from './oauth-endpoint.js';
+import { packageReach } from './package-reach.js';
 import type { Judge, JudgeContext } from './panel.js';
 
 const ID = 'dataflow-reachability';
@@ -44,11 +46,32 @@ function describeOrigin(flow: TaintFlow): string {
   return origin.detail ? `${ORIGIN_NAMES[origin.kind]} ${origin.detail}` : `a ${ORIGIN_NAMES[origin.kind]}`;
 }
 
+/**
+ * Categories whose harm needs the code to run. A secret is leaked by shipping it, hidden characters and obfuscation
+ * are suspicious wherever they are, and install scripts run by npm, not by import.
+ */
+const NEEDS_TO_RUN: ReadonlySet<Category> = new Set<Category>([
+  'command-injection', 'code-injection', 'path-traversal', 'ssrf', 'sql-injection', 'exfiltration', 'insecure-transport', 'tls-disabled', 'excessive-capability',
+]);
+
 function judgeCode(finding: Finding, context: JudgeContext): JudgeVote {
   const flow = matchFlow(finding, context.flows);
   const location = finding.location ?? finding.flow?.[finding.flow.length - 1];
+  if (location && NEEDS_TO_RUN.has(finding.category)) {
+    const reach = packageReach(location.file, context.files, context.manifests);
+    if (reach.state === 'unreached') {
+      const entries = reach.entries.length > 3 ? `${reach.entries.slice(0, 3).join(', ')} …` : reach.entries.join(', ');
+      return vote('dismiss', `Nothing ${reach.pkg} runs loads ${location.file}: neither its entry points (${entries}) nor any module they load names it, so the code at ${where(location)} never runs.`);
+    }
+  }
   if (!flow) {
     const at = location ? ` at ${where(location)}` : '';
+    const oauth = oauthEndpointOf(finding, context);
+    if (oauth && location) {
+      return oauth.credentials
+        ? vote('confirm', `The CORS setup at ${where(location)} lets credentials cross origins on ${oauth.endpoint}, so any page can act there with the user's session.`)
+        : vote('dismiss', `No credential crosses origins at ${where(location)}: ${oauth.endpoint} answers public documents or requests that carry their own proof, which a foreign page gains nothing from.`);
+    }
     return vote('uncertain', `No analysed dataflow ends${at}, so reachability cannot be judged.`);
   }
   const at = where(flow.sink.location);

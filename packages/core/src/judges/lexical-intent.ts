@@ -3,6 +3,8 @@
 // placeholder.
 import type { Finding, JudgeVote, SourceFile } from '../scan/model.js';
 import { fieldText, fileOf, findTool, findingSubject, lineAt, quote, where } from './finding-context.js';
+import { oauthEndpointOf } from './oauth-endpoint.js';
+import { packageReach } from './package-reach.js';
 import type { Judge, JudgeContext } from './panel.js';
 
 const ID = 'lexical-intent';
@@ -182,11 +184,27 @@ function judgeCode(finding: Finding, context: JudgeContext): JudgeVote {
     if (DOC_FILE.test(location.file)) return vote('uncertain', `The secret at ${at} is in documentation; a real key there is still leaked, a sample one is not.`);
     return vote('confirm', `The secret at ${at} is in a shipped file and has no placeholder wording.`);
   }
-  if (nonLive) return vote('dismiss', `The code at ${at} is in ${nonLive}, not in code the server runs.`);
+  if (nonLive) {
+    // The directory name is a convention; an entry point that loads the file overrules it.
+    const reach = packageReach(location.file, context.files, context.manifests);
+    if (reach.state === 'reached' && reach.chain.length > 1) {
+      return vote('confirm', `The code at ${at} is in ${nonLive}, but ${reach.pkg} loads it (${reach.chain.join(' → ')}), so it runs.`);
+    }
+    if (reach.state === 'reached') {
+      return vote('uncertain', `The code at ${at} is in ${nonLive}, but ${reach.pkg} publishes the file as an entry point (main, bin or exports), so users may run it.`);
+    }
+    return vote('dismiss', `The code at ${at} is in ${nonLive}, not in code the server runs.`);
+  }
   if (DOC_FILE.test(location.file)) return vote('dismiss', `The match at ${at} is documentation text, which is never executed.`);
   // In comments, hidden characters are the Trojan Source attack itself, so only other categories are cleared there.
   if (line !== undefined && COMMENT_LINE.test(line) && finding.category !== 'hidden-characters') {
     return vote('dismiss', `The match at ${at} is inside a comment, not live code.`);
+  }
+  const oauth = oauthEndpointOf(finding, context);
+  if (oauth) {
+    return oauth.credentials
+      ? vote('uncertain', `The CORS setup at ${at} serves ${oauth.endpoint} (${oauth.evidence}), which the OAuth specifications open to browser clients, but it also lets credentials cross origins, which they do not ask for.`)
+      : vote('dismiss', `The CORS setup at ${at} serves ${oauth.endpoint} (${oauth.evidence}), which the OAuth specifications open to browser clients on purpose.`);
   }
   const role = roleOf(context.files, location.file);
   if (role === 'vendored') return vote('uncertain', `The code at ${at} is vendored third-party code; whether the server reaches it is unclear.`);
@@ -197,7 +215,7 @@ function judgeCode(finding: Finding, context: JudgeContext): JudgeVote {
 function nonLiveReason(path: string): string | undefined {
   const segments = path.toLowerCase().split('/');
   const dir = segments.slice(0, -1).find((segment) => NON_LIVE_DIRS.has(segment));
-  if (dir) return `a ${dir}/ directory`;
+  if (dir) return `${/^[aeiou]/.test(dir) ? 'an' : 'a'} ${dir}/ directory`;
   if (NON_LIVE_FILE.test(path)) return 'a test or example file';
   return undefined;
 }

@@ -1,6 +1,6 @@
 // The judge panel of deep mode: independent judges vote on every finding; a strict majority of dismissals drops it,
 // the rest keep it with a consensus and a confidence moved from the rule's prior by the votes. See docs/judges.md.
-import type { CodeFact, Finding, JudgeVote, SourceFile, TaintFlow, ToolDefinition, Verdict } from '../scan/model.js';
+import type { CodeFact, Finding, JudgeVote, Manifest, SourceFile, TaintFlow, ToolDefinition, Verdict } from '../scan/model.js';
 import { dataflowReachabilityJudge } from './dataflow-reachability.js';
 import { descriptionBehaviourJudge } from './description-behaviour.js';
 import { lexicalIntentJudge } from './lexical-intent.js';
@@ -12,6 +12,8 @@ export interface JudgeContext {
   flows: readonly TaintFlow[];
   facts: readonly CodeFact[];
   files: readonly SourceFile[];
+  /** The package manifests, for what the package runs (entry points); absent, reach is unknown. */
+  manifests?: readonly Manifest[];
 }
 
 export interface Judge {

@@ -48,6 +48,18 @@ describe('textReporter', () => {
     expect(output).toContain('ssrf [ssrf] confidence 0.20  dismissed by judges');
   });
 
+  it('lists what the judge panel dismissed apart, with every vote, after the counted findings', () => {
+    const [kept, ...rest] = sampleFindings();
+    const dismissed = rest.filter((finding) => finding.consensus === 'dismiss');
+    expect(dismissed).not.toEqual([]);
+    const report = { ...sampleReport([kept!]), dismissed };
+    const text = textReporter(sampleRun([report]));
+    const section = text.indexOf('dismissed by the judge panel, not counted (1)');
+    expect(section).toBeGreaterThan(text.indexOf(kept!.ruleId));
+    expect(text.slice(section)).toContain('- sanitizer: dismiss, host checked against an allowlist');
+    expect(textReporter(sampleRun([sampleReport([kept!])]))).not.toContain('dismissed by the judge panel');
+  });
+
   it('summarises score, grade, counts, problems, remote targets and errors', () => {
     const report = sampleReport();
     expect(output).toContain(`score ${report.score}/100 grade ${report.grade}`);

@@ -98,6 +98,13 @@ function formatReport(report: ScanReport, paint: (style: Style, text: string) =>
     }
   }
 
+  // Deep mode: what the panel dismissed is shown apart with every vote, so a reader can check the reasons.
+  const dismissed = report.dismissed ?? [];
+  if (dismissed.length > 0) {
+    lines.push('', `  ${paint('dim', `dismissed by the judge panel, not counted (${dismissed.length})`)}`);
+    for (const finding of dismissed) lines.push(...formatFinding(finding, paint));
+  }
+
   if (report.problems.length > 0) {
     lines.push('', `  ${paint('dim', `problems (${report.problems.length}):`)}`);
     for (const problem of report.problems.slice(0, 10)) {

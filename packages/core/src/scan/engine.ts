@@ -191,7 +191,7 @@ export async function scanWorkspace(
       const panel = await time('judges', () =>
         runPanel(
           findings,
-          { tools, flows, facts, files: inventory.files },
+          { tools, flows, facts, files: inventory.files, manifests: inventory.manifests },
           { judges: options.judges ?? defaultJudges(), signal: options.signal },
         ),
       );
