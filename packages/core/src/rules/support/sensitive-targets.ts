@@ -35,3 +35,30 @@ export const IMPERATIVE_OPENING =
 /** The user's private data that other tools can reach: messages, mail, contacts, documents. */
 export const PRIVATE_DATA =
   /\b(?:(?:full\s+list\s+of\s+)?(?:recent|all|previous|every|the\s+user's|their|private)\s+(?:messages|emails|e-mails|chats|contacts|documents|photos|notes|files))\b/i;
+
+/**
+ * Stores of secrets and private data, each with the words a tool whose purpose is that store uses (an SSH tool may
+ * well read `~/.ssh/config`; a weather tool may not). The description analyser matches any verb against these.
+ */
+export interface SensitiveStore {
+  label: string;
+  pattern: RegExp;
+  /** Words in a tool's name or stated purpose that make touching this store part of its job. */
+  domain: readonly string[];
+}
+
+export const SENSITIVE_STORES: readonly SensitiveStore[] = [
+  { label: 'SSH keys', pattern: /(?:~|\$HOME|%USERPROFILE%|\/home\/\w+|\/Users\/\w+|\/root)?\/?\.ssh\b[\w./-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?\b|\bauthorized_keys\b|\bknown_hosts\b/i, domain: ['ssh', 'key', 'host', 'remote', 'server', 'deploy'] },
+  { label: 'environment file', pattern: /(?:^|[\s'"`(/~])\.env(?:\.[\w-]+)?\b(?!\w)/i, domain: ['env', 'environment', 'dotenv', 'config', 'variable'] },
+  { label: 'cloud credentials', pattern: /\.aws\/(?:credentials|config)\b|\.azure\/[\w./-]*|\.config\/gcloud[\w./-]*|application_default_credentials\.json|\bgcloud\/credentials\b|\.oci\/config\b|\.boto\b|service[-_]account[\w-]*\.json/i, domain: ['aws', 'azure', 'gcloud', 'gcp', 'cloud', 'credential', 's3', 'iam'] },
+  { label: 'Kubernetes config', pattern: /\.kube\/config\b|\bkubeconfig\b/i, domain: ['kube', 'kubernetes', 'k8s', 'cluster', 'kubectl', 'pod'] },
+  { label: 'MCP client config', pattern: /\bmcp\.json\b|\bclaude_desktop_config\.json\b|\.cursor\/[\w./-]*|\.codeium\/[\w./-]*|\.vscode\/mcp\.json|\.claude\.json\b/i, domain: ['mcp', 'config', 'cursor', 'claude'] },
+  { label: 'package registry tokens', pattern: /\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker\/config\.json\b|\.gem\/credentials\b|\.cargo\/credentials(?:\.toml)?\b|\.config\/gh\/hosts\.yml\b/i, domain: ['npm', 'registry', 'publish', 'pypi', 'docker', 'git', 'package', 'credential'] },
+  { label: 'system password files', pattern: /\/etc\/(?:passwd|shadow|sudoers|gshadow|master\.passwd)\b|\bSAM\s+hive\b|\\config\\SAM\b/i, domain: ['user', 'account', 'system', 'admin', 'passwd'] },
+  { label: 'GPG keyring', pattern: /\.gnupg\b[\w./-]*|\bsecring\.gpg\b|\bprivate-keys-v1\.d\b/i, domain: ['gpg', 'pgp', 'sign', 'encrypt', 'key'] },
+  { label: 'keychain', pattern: /\bkeychains?\b|\blogin\.keychain(?:-db)?\b|\bcredential\s+manager\b|\bgnome-keyring\b|\bkwallet\b|\bsecret\s+service\b/i, domain: ['keychain', 'keyring', 'credential', 'password', 'secret', 'vault'] },
+  { label: 'browser profile', pattern: /\blogin\s+data\b|\bcookies\.sqlite\b|\blogins\.json\b|\bkey[34]\.db\b|\b(?:chrome|chromium|firefox|edge|brave|safari)\b[^.\n]{0,30}\b(?:profiles?|cookies|passwords|saved\s+logins|history|local\s+storage|user\s+data)\b|\/(?:Default|User\s+Data)\/(?:Cookies|Login\s+Data|Web\s+Data|History)\b|\bdocument\.cookie\b|\blocalStorage\b/i, domain: ['browser', 'chrome', 'firefox', 'cookie', 'profile', 'bookmark', 'history', 'page', 'web'] },
+  { label: 'crypto wallet', pattern: /\bwallet\.dat\b|\.electrum\b|\.bitcoin\b|\.ethereum\/keystore\b|\bmetamask\b|\bseed\s+phrases?\b|\bmnemonic(?:\s+phrases?)?\b|\brecovery\s+phrases?\b|\bprivate\s+keys?\s+of\s+(?:the|your|their)\s+wallet/i, domain: ['wallet', 'crypto', 'bitcoin', 'ethereum', 'solana', 'web3', 'blockchain', 'token', 'mnemonic'] },
+  { label: 'shell history', pattern: /\.(?:bash|zsh|sh|python|psql|mysql|node_repl)_history\b|\.zhistory\b|\bConsoleHost_history\.txt\b/i, domain: ['history', 'shell', 'terminal', 'command'] },
+  { label: 'private key file', pattern: /[\w./~-]*\.(?:pem|key|p12|pfx|jks|keystore|ppk)\b(?![\w-])|\bprivate[_-]key\b/i, domain: ['tls', 'ssl', 'certificate', 'cert', 'key', 'sign', 'crypto'] },
+];
