@@ -62,6 +62,8 @@ interface Token {
   word: string;
   lemma: string;
   pos: string;
+  /** An English function word ("the", "to", "of" …) by the model's stop-word list. */
+  stop: boolean;
 }
 
 function tokens(text: string): Token[] {
@@ -70,7 +72,8 @@ function tokens(text: string): Token[] {
   // wink types `its.lemma` for models with add-ons; the English lite model has the lemmatiser built in.
   const lemmas = doc.tokens().out(its.lemma as unknown as typeof its.normal) as string[];
   const pos = doc.tokens().out(its.pos) as string[];
-  return words.map((word, index) => ({ word, lemma: (lemmas[index] ?? word).toLowerCase(), pos: pos[index] ?? 'X' }));
+  const stop = doc.tokens().out(its.stopWordFlag) as unknown as boolean[];
+  return words.map((word, index) => ({ word, lemma: (lemmas[index] ?? word).toLowerCase(), pos: pos[index] ?? 'X', stop: stop[index] === true }));
 }
 
 /** The mood of a clause from its tokens: who must do what, and whether it is forbidden. */
@@ -102,20 +105,19 @@ function moodOf(clause: Token[]): { mood: Mood; subjectIsModel: boolean } {
   return { mood: 'statement', subjectIsModel };
 }
 
-function languageOf(text: string): string | undefined {
+function languageOf(text: string, words: readonly Token[]): string | undefined {
   const letters = text.replace(/entity\d+/g, ' ').replace(/[^\p{L}\s]/gu, ' ').trim();
   if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Thai}\p{Script=Devanagari}\p{Script=Greek}]{2,}/u.test(letters)) {
     return detectAll(letters)[0]?.lang ?? 'und';
   }
-  const words = letters.split(/\s+/).filter((word) => word.length > 1);
-  if (words.length < 4) return undefined;
-  // English function words ("the", "to", "of" …, from the English model's stop-word list) settle short Latin-script
-  // sentences that letter statistics alone would misplace.
-  const stopWords = (nlp.readDoc(letters.toLowerCase()).tokens().out(its.stopWordFlag) as unknown as boolean[]).filter(Boolean).length;
-  if (stopWords / words.length >= 0.2) return undefined;
-  const [top, next] = detectAll(letters);
+  const wordTokens = words.filter((token) => /^\p{L}{2,}$/u.test(token.word) && entityIndex(token.word) === undefined);
+  if (wordTokens.length < 4) return undefined;
+  // English function words settle short Latin-script sentences that letter statistics alone would misplace.
+  if (wordTokens.filter((token) => token.stop).length / wordTokens.length >= 0.2) return undefined;
+  const guesses = detectAll(letters);
+  const [top, next] = guesses;
   if (!top || top.lang === 'en') return undefined;
-  const english = detectAll(letters).find((guess) => guess.lang === 'en')?.accuracy ?? 0;
+  const english = guesses.find((guess) => guess.lang === 'en')?.accuracy ?? 0;
   // Short English text is often guessed as another Latin-script language; only a clear margin counts.
   if (english > 0 && top.accuracy < english * 1.6) return undefined;
   if (next && next.lang === 'en' && top.accuracy < next.accuracy * 1.6) return undefined;
@@ -134,19 +136,27 @@ export function readText(text: string, knownTools: ReadonlySet<string>, hidden?:
     const body = raw.replace(ORDER_OPENING, '');
     if (!/\p{L}/u.test(body)) continue;
     // A short lead-in before a comma ("Like mcp.json, please read …") does not hide the order that follows it.
+    // One tagging pass per sentence; an opening clause and the main clause are slices of it, split at the first
+    // comma, semicolon or colon (where the regular expressions below split the text).
+    const bodyTokens = tokens(body);
+    const cut = bodyTokens.findIndex((token) => token.word === ',' || token.word === ';' || token.word === ':');
+    const [beforeCut, afterCut] = cut === -1 ? [[], bodyTokens] : [bodyTokens.slice(0, cut), bodyTokens.slice(cut + 1)];
     const leadIn = /^([^,]{2,50}),\s*(.+)$/.exec(body);
-    const clause = CLAUSE_OPENING.exec(body) ?? (leadIn && moodOf(tokens(leadIn[2]!)).mood !== 'statement' && moodOf(tokens(body)).mood === 'statement' ? Object.assign(['', '', leadIn[1]!, leadIn[2]!], { index: 0, input: body, groups: undefined }) as RegExpExecArray : null);
+    const clause = CLAUSE_OPENING.exec(body) ?? (leadIn && moodOf(bodyTokens).mood === 'statement' && moodOf(afterCut).mood !== 'statement' ? Object.assign(['', '', leadIn[1]!, leadIn[2]!], { index: 0, input: body, groups: undefined }) as RegExpExecArray : null);
     const main = clause ? clause[3]! : body;
     // "Remember to …", "make sure to …": the order is the verb that follows.
-    const mainTokens = tokens(main.replace(/^\s*(?:(?:also|and|then)\s+)?(?:remember|make\s+sure|be\s+sure|do\s+not\s+forget|don't\s+forget|never\s+forget)\s+(?:to\s+|that\s+you\s+)?/i, ''));
-    const allTokens = clause ? [...tokens(clause[1]! + clause[2]!), ...mainTokens] : mainTokens;
+    const mainText = main.replace(/^\s*(?:(?:also|and|then)\s+)?(?:remember|make\s+sure|be\s+sure|do\s+not\s+forget|don't\s+forget|never\s+forget)\s+(?:to\s+|that\s+you\s+)?/i, '');
+    const clauseSplitMatches = clause !== null && cut !== -1;
+    const openingTokens = clause ? (clauseSplitMatches ? beforeCut : tokens(clause[1]! + clause[2]!)) : [];
+    const mainTokens = mainText !== main ? tokens(mainText) : clause ? (clauseSplitMatches ? afterCut : tokens(mainText)) : bodyTokens;
+    const allTokens = [...openingTokens, ...mainTokens];
     const { mood, subjectIsModel } = moodOf(mainTokens);
     const entityOf = (word: string) => {
       const index = entityIndex(word);
       return index === undefined ? undefined : masked.entities[index];
     };
     const entities = [...raw.matchAll(/entity\d+/g)].map((match) => entityOf(match[0])).filter((entity): entity is Entity => entity !== undefined);
-    const language = languageOf(body);
+    const language = languageOf(body, bodyTokens);
     const unmask = (part: string) => part.replace(/entity\d+/g, (word) => entityOf(word)?.text ?? word);
     const openingWord = clause?.[1] ? clause[1].toLowerCase() : undefined;
     const openingKind = openingWord === undefined ? 'when' : openingWord === 'before' || openingWord?.startsWith('prior') ? 'before' : openingWord === 'after' || openingWord === 'once' ? 'after' : /^(?:to|in\s+order\s+to|for)$/.test(openingWord ?? '') ? 'purpose' : 'when';
@@ -158,7 +168,7 @@ export function readText(text: string, knownTools: ReadonlySet<string>, hidden?:
         mood === 'obligation' || mood === 'prohibition' || (mood === 'imperative' && (subjectIsModel && /^\s*(?:you|always|never|please|make sure|be sure|remember)\b/i.test(main) || /^\s*(?:always|first|also|then|please|make sure|be sure|remember|silently|quietly|immediately)\b/i.test(main) || openingKind !== 'when')) || hidden !== undefined,
       negated: allTokens.some((token) => NEGATIONS.has(token.word)) || /\bno need\b|\bwithout\b/i.test(body),
       lemmas: new Set(allTokens.filter((token) => entityIndex(token.word) === undefined).flatMap((token) => [token.lemma, token.word])),
-      verbs: [...mainTokens, ...(clause ? tokens(clause[2]!) : [])]
+      verbs: [...mainTokens, ...openingTokens]
         .filter((token) => token.pos === 'VERB' || (token.pos !== 'AUX' && VERB_LIKE.has(token.word)))
         .map((token) => token.lemma),
       entities,
