@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RULES, modelTexts } from '../../packages/core/dist/index.js';
-import { evaluate, formatResult } from './measure.mjs';
+import { costPerText, evaluate, formatResult } from './measure.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const load = async (name) => JSON.parse(await readFile(path.join(here, name), 'utf8')).items;
@@ -19,10 +19,13 @@ const heldOut = await load('held-out.json');
 
 // The first description pays for loading the language model; measure the steady state after one warm-up pass.
 evaluate(heldOut.slice(0, 5), core);
-// Cost of the description rules alone (the analyser), apart from the rest of the catalog.
+// Cost as a scan pays it: each real server's texts in one rule context, the description rules alone and all rules.
+const realItems = await load('benign-real.json');
 const descriptionRules = RULES.filter((rule) => ['tool-poisoning-directives', 'tool-poisoning-sensitive-access', 'tool-shadowing'].includes(rule.id));
-const analyserOnly = evaluate(tuning, { rules: descriptionRules, modelTexts });
-console.log(`description rules alone: ${analyserOnly.msPerDescription.toFixed(2)} ms per description (${tuning.length} descriptions)\n`);
+costPerText(realItems, { rules: descriptionRules, modelTexts });
+const alone = costPerText(realItems, { rules: descriptionRules, modelTexts });
+const all = costPerText(realItems, core);
+console.log(`cost on ${alone.texts} texts of ${alone.servers} real servers: description rules ${alone.msPerText.toFixed(2)} ms per text, all rules ${all.msPerText.toFixed(2)} ms per text\n`);
 for (const [title, items] of [['tuning corpus (corpus.json + benign-real.json)', tuning], ['held-out set (held-out.json, written after tuning)', heldOut]]) {
   const result = evaluate(items, core);
   console.log(`${formatResult(title, result)}\n`);

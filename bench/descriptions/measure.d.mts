@@ -32,3 +32,4 @@ export declare function flagsOf(item: CorpusItem, core: Core): Array<FindingInpu
 export declare function evaluate(items: readonly CorpusItem[], core: Core): Evaluation;
 export declare function percent(part: number, whole: number): string;
 export declare function formatResult(title: string, result: Evaluation): string;
+export declare function costPerText(realItems: readonly (CorpusItem & { server?: string })[], core: Core): { servers: number; texts: number; msPerText: number };

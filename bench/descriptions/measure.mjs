@@ -89,3 +89,31 @@ export function formatResult(title, result) {
   lines.push(`poisoned recall ${percent(result.poisoned.flagged, result.poisoned.total)} (${result.poisoned.flagged}/${result.poisoned.total}); benign flagged ${percent(result.benign.flagged, result.benign.total)} (${result.benign.flagged}/${result.benign.total}); ${result.msPerDescription.toFixed(2)} ms per description`);
   return lines.join('\n');
 }
+
+/**
+ * The cost as a scan pays it: the real descriptions regrouped into their servers (every tool with its description
+ * and parameter texts, as one rule context), the given rules run once per server; milliseconds per text analysed.
+ */
+export function costPerText(realItems, core) {
+  const servers = new Map();
+  for (const item of realItems) {
+    const tools = servers.get(item.server) ?? new Map();
+    const tool = tools.get(item.tool) ?? { kind: 'tool', name: item.tool, description: '', parameters: [], location: { file: 'src/server.ts', line: 1, column: 1 }, extractor: 'corpus' };
+    const parameter = /^parameters\.([^.]+)\.description$/.exec(item.field ?? 'description');
+    if (parameter) tool.parameters.push({ name: parameter[1], type: 'string', required: false, description: item.text });
+    else tool.description = item.text;
+    tools.set(item.tool, tool);
+    servers.set(item.server, tools);
+  }
+  let texts = 0;
+  let elapsed = 0;
+  for (const tools of servers.values()) {
+    const list = [...tools.values()];
+    const context = { mode: 'fast', workspace: { name: 'server', target: { kind: 'directory', input: '.', path: '/corpus' } }, files: [], manifests: [], tools: list, modelTexts: core.modelTexts(list), flows: [], facts: [], report: () => {} };
+    texts += context.modelTexts.filter((text) => !text.field.endsWith('name')).length;
+    const started = performance.now();
+    for (const rule of core.rules) rule.check(context);
+    elapsed += performance.now() - started;
+  }
+  return { servers: servers.size, texts, msPerText: elapsed / Math.max(1, texts) };
+}
