@@ -237,7 +237,9 @@ function actsOf(sentence: ReadSentence, subject: Subject, purpose: ReadonlySet<s
     const beforeAny = /\b(?:any|every|each|all)\b[^,]{0,30}\b(?:tools?|calls?|answers?|responses?|replies|requests?|actions?|messages?|operations?|function|questions?|prompts?|turns?)\b|\b(?:answering|responding|replying|you\s+(?:answer|respond|reply))\b/i.test(sentence.opening.text);
     const beforeOther = openingOthers.length > 0;
     const scoped = /\bthis\s+(?:server|toolset|integration)\b/i.test(sentence.opening.text);
-    if ((beforeOther || beforeAny) && !scoped) {
+    // Server instructions and prompts exist to order the model's use of the server's own tools.
+    const ordersOwnServer = (subject.modelText.toolKind === 'instructions' || subject.modelText.toolKind === 'prompt') && [...openingOthers, ...others].every((name) => subject.knownTools.has(bareName(name)));
+    if ((beforeOther || beforeAny) && !scoped && !ordersOwnServer) {
       const mainTools = others.filter((name) => !openingOthers.includes(name));
       const selfInserted = mainTools.length === 0 && (/\b(?:this\s+tool|this\s+function|it)\b/i.test(text.slice(text.indexOf(','))) || tools.some((name) => isSelf(name, subject)));
       if (!(selfInserted && beforeOther && openingOthers.every((name) => subject.knownTools.has(bareName(name))) && !DATA_CAPTURE.test(text))) {
