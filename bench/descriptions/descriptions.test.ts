@@ -3,10 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { RULES, modelTexts } from '@svc/core';
 import { describe, expect, it } from 'vitest';
-import { evaluate, flagsOf, formatResult, type CorpusItem } from './measure.mjs';
+import { evaluate, flagsOf, formatResult, realItems, type CorpusItem } from './measure.mjs';
 
 const load = (name: string): CorpusItem[] => (JSON.parse(readFileSync(new URL(name, import.meta.url), 'utf8')) as { items: CorpusItem[] }).items;
-const corpus = [...load('./corpus.json'), ...load('./benign-real.json').map((item) => ({ ...item, label: 'benign' as const }))];
+const real = realItems(JSON.parse(readFileSync(new URL('./benign-real.json', import.meta.url), 'utf8')));
+const corpus: CorpusItem[] = [...load('./corpus.json'), ...real];
 const heldOut = load('./held-out.json');
 const core = { rules: RULES, modelTexts };
 

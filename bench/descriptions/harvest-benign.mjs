@@ -15,11 +15,13 @@ const TOOLING = /^@modelcontextprotocol\+(?:inspector|sdk)|^@mcpjam\+inspector/;
 
 const seen = new Set();
 const items = [];
+/** Tool names per server: the analyser knows a server's tools, so each item is measured beside its siblings. */
+const servers = {};
 for (const entry of (await readdir(unpacked)).sort()) {
   if (entry.endsWith('.json') || TOOLING.test(entry)) continue;
-  const report = await scanTarget({ kind: 'directory', input: entry, path: path.join(unpacked, entry) }, { mode: 'fast' });
   const server = entry.replace(/@[^@]+$/, '').replace('+', '/');
-  const siblings = [...new Set(report.tools.map((tool) => tool.name))];
+  const report = await scanTarget({ kind: 'directory', input: entry, path: path.join(unpacked, entry) }, { mode: 'fast' });
+  servers[server] = [...new Set(report.tools.map((tool) => tool.name))];
   for (const tool of report.tools) {
     const texts = [['description', tool.description], ...tool.parameters.map((p) => [`parameters.${p.name}.description`, p.description])];
     for (const [field, text] of texts) {
@@ -27,9 +29,12 @@ for (const entry of (await readdir(unpacked)).sort()) {
       const key = text.trim();
       if (seen.has(key)) continue;
       seen.add(key);
-      items.push({ id: `real-${items.length + 1}`, style: field === 'description' ? 'real-tool' : 'real-parameter', server, tool: tool.name, field, siblings, text });
+      items.push({ id: `real-${items.length + 1}`, style: field === 'description' ? 'real-tool' : 'real-parameter', server, tool: tool.name, field, text });
     }
   }
 }
-await writeFile(path.join(here, 'benign-real.json'), `${JSON.stringify({ source: 'extracted statically from .bench-cache/unpacked by harvest-benign.mjs', items }, null, 1)}\n`);
+// One item per line keeps the file reviewable in diffs.
+const lines = items.map((item) => `  ${JSON.stringify(item)}`).join(',\n');
+const serverLines = Object.entries(servers).map(([name, tools]) => `  ${JSON.stringify(name)}: ${JSON.stringify(tools)}`).join(',\n');
+await writeFile(path.join(here, 'benign-real.json'), `{\n "source": "extracted statically from .bench-cache/unpacked by harvest-benign.mjs",\n "servers": {\n${serverLines}\n },\n "items": [\n${lines}\n ]\n}\n`);
 console.log(`${items.length} benign descriptions from ${new Set(items.map((i) => i.server)).size} servers`);

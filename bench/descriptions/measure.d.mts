@@ -33,3 +33,4 @@ export declare function evaluate(items: readonly CorpusItem[], core: Core): Eval
 export declare function percent(part: number, whole: number): string;
 export declare function formatResult(title: string, result: Evaluation): string;
 export declare function costPerText(realItems: readonly (CorpusItem & { server?: string })[], core: Core): { servers: number; texts: number; msPerText: number };
+export declare function realItems(data: { servers: Record<string, string[]>; items: Array<Omit<CorpusItem, 'label'> & { server: string }> }): Array<CorpusItem & { server: string }>;

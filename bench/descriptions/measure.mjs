@@ -117,3 +117,8 @@ export function costPerText(realItems, core) {
   }
   return { servers: servers.size, texts, msPerText: elapsed / Math.max(1, texts) };
 }
+
+/** The harvested real descriptions as benign corpus items, each beside the other tools of its server. */
+export function realItems(data) {
+  return data.items.map((item) => ({ ...item, label: 'benign', siblings: data.servers[item.server] ?? [] }));
+}
