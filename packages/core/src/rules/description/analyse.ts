@@ -51,7 +51,7 @@ export interface Act {
 export interface Subject {
   modelText: ModelText;
   tool?: ToolDefinition;
-  /** Tool names of this server (and of the other servers of a scanned config). */
+  /** Tool names of this server (the servers of one scanned config are not yet known to each other). */
   knownTools: ReadonlySet<string>;
 }
 
@@ -334,10 +334,10 @@ const cache = new WeakMap<readonly ModelText[], Map<ModelText, Analysis>>();
  * The analysis of every model text of a scan, computed once and shared by the three description rules. Names and
  * enum values are skipped: they are identifiers, not sentences.
  */
-export function analyseModelTexts(modelTexts: readonly ModelText[], tools: readonly ToolDefinition[], peers: readonly string[] = []): Map<ModelText, Analysis> {
+export function analyseModelTexts(modelTexts: readonly ModelText[], tools: readonly ToolDefinition[]): Map<ModelText, Analysis> {
   const cached = cache.get(modelTexts);
   if (cached) return cached;
-  const knownTools = new Set([...tools.map((tool) => bareName(tool.name)), ...peers.map(bareName)]);
+  const knownTools = new Set(tools.map((tool) => bareName(tool.name)));
   const byName = new Map(tools.map((tool) => [`${tool.kind}:${tool.name}`, tool]));
   const result = new Map<ModelText, Analysis>();
   for (const modelText of modelTexts) {
