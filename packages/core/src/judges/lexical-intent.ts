@@ -6,6 +6,7 @@ import { fieldText, fileOf, findTool, findingSubject, lineAt, quote, where } fro
 import { oauthEndpointOf } from './oauth-endpoint.js';
 import { packageReach } from './package-reach.js';
 import type { Judge, JudgeContext } from './panel.js';
+import { analyseText } from '../rules/description/analyse.js';
 
 const ID = 'lexical-intent';
 
@@ -141,6 +142,21 @@ function judgeModelText(finding: Finding, context: JudgeContext): JudgeVote {
   }
   if (read.directive.length >= 2 && read.directive.length > read.capability.length) {
     return vote('confirm', `${capitalise(subject)} reads as an order to the model: ${read.directive.slice(0, 3).join(', ')}.`);
+  }
+  // Where the cues above are not enough, the description analyser reads the field sentence by sentence: an act it
+  // finds (a rule for another tool, a rerouting, data put into a link) confirms what the wording alone cannot.
+  const text = fieldText(tool, finding.tool?.field);
+  if (tool && text) {
+    const analysis = analyseText({
+      modelText: { tool: tool.name, toolKind: tool.kind, field, text, location: tool.location },
+      tool,
+      knownTools: new Set(context.tools.map((other) => other.name.toLowerCase())),
+    });
+    const act = analysis.acts.find((candidate) => candidate.severity !== 'low' && candidate.severity !== 'info');
+    if (act) return vote('confirm', `${capitalise(subject)} ${act.act} ("${quote(act.sentence, 60)}"): ${act.why}.`);
+    if (analysis.unread.length > 0 && finding.severity === 'info') {
+      return vote('uncertain', `${capitalise(subject)} is partly written in a language this judge does not read (${analysis.unread[0]!.language}); only an LLM judge can read it.`);
+    }
   }
   // A hidden or encoded channel is suspicious in itself; plain wording of the decoded text does not clear it.
   const hiddenChannel = finding.category === 'hidden-characters' || finding.category === 'obfuscation';

@@ -37,13 +37,6 @@ export function sentences(text: string): Sentence[] {
   return result;
 }
 
-/** The sentences of `text` that match `pattern`, or none. */
-export function sentencesMatching(text: string, pattern: RegExp): string[] {
-  return sentences(text)
-    .map((sentence) => sentence.text)
-    .filter((sentence) => new RegExp(pattern.source, pattern.flags.replace('g', '')).test(sentence));
-}
-
 /** Shortens evidence to what a report line can show. */
 export function clip(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, ' ').trim();

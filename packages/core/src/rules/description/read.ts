@@ -1,0 +1,183 @@
+// Reads a description sentence by sentence: its language, its mood (order, obligation, prohibition or statement),
+// whether it addresses the model, its verbs as lemmas and the entities it acts on. wink-nlp does the sentence and
+// part-of-speech work with its English model; tinyld names the language of sentences written in another one.
+import winkNLP from 'wink-nlp';
+import model from 'wink-eng-lite-web-model';
+import { detectAll } from 'tinyld/light';
+import { maskEntities, entityIndex, type Entity } from './entities.js';
+import { sentences } from '../support/text-patterns.js';
+import { ACCESS_VERBS, CONSEQUENTIAL_VERBS, TRANSFER_VERBS } from './lexicon.js';
+
+const nlp = winkNLP(model, ['sbd', 'pos']);
+const its = nlp.its;
+
+export type Mood = 'imperative' | 'obligation' | 'prohibition' | 'statement';
+
+export interface ReadSentence {
+  /** The sentence as written (after normalisation), for evidence. */
+  text: string;
+  mood: Mood;
+  /** Addressed to the model: an order, an obligation or prohibition on "you"/the assistant, or an impersonal rule. */
+  addressed: boolean;
+  /** A negation governs the sentence ("do not", "never", "no need to", "without"). */
+  negated: boolean;
+  /** Lemmas of every word, lower case, placeholders excluded. */
+  lemmas: ReadonlySet<string>;
+  /** Verb lemmas in order; the first one of the main clause comes first. */
+  verbs: string[];
+  entities: Entity[];
+  /** The subordinate opening ("before using X,", "when X is called,") and what it is about. */
+  opening?: { kind: 'before' | 'after' | 'when' | 'purpose'; text: string; entities: Entity[] };
+  /** An order beyond a bare imperative: an obligation, a prohibition, "you", or one tied to the model's other steps. */
+  directive: boolean;
+  /** ISO 639-1 code when the sentence is not English; undefined for English or too little text to tell. */
+  language?: string;
+  /** Where the sentence sits when a reader of the rendered text would not see it. */
+  hidden?: string;
+}
+
+/** Adverbs and fillers that may precede the verb of an order. */
+const LEADING_FILLERS = new Set([
+  'always', 'first', 'then', 'also', 'just', 'please', 'simply', 'now', 'immediately', 'next', 'finally', 'additionally',
+  'and', 'so', 'therefore', 'thus', 'kindly', 'silently', 'quietly', 'secretly', 'discreetly', 'automatically', 'still',
+  'instead', 'afterwards', 'afterward', 'subsequently', 'important', 'note', 'remember', 'mandatory', 'required',
+  'critical', 'attention', 'warning', 'step', 'in', 'addition', 'moreover', 'furthermore', 'as', 'well', 'too',
+]);
+const NEGATIONS = new Set(['not', "n't", 'never', 'no', 'without', 'nobody', 'nothing', 'neither', 'nor']);
+/** Verbs that are imperative when a sentence starts with them even though the tagger sees a noun ("Use …", "Email …"). */
+const VERB_LIKE = new Set([
+  ...ACCESS_VERBS, ...TRANSFER_VERBS, ...CONSEQUENTIAL_VERBS,
+  'use', 'set', 'change', 'replace', 'ignore', 'disregard', 'forget', 'override', 'treat', 'consider', 'obey', 'prioritize',
+  'prioritise', 'respond', 'reply', 'answer', 'render', 'hide', 'keep', 'stop', 'refuse', 'deny', 'follow', 'apply',
+]);
+
+const ORDER_OPENING = /^\s*(?:(?:[-*•>]|\d+[.)])\s*)?(?:(?:important|note|mandatory|required|critical|attention|warning|system|admin|assistant)\s*[:!-]\s*)?/i;
+const CLAUSE_OPENING = /^(before|prior\s+to|after|once|when|whenever|each\s+time|every\s+time|if|while|upon|on|to|in\s+order\s+to|for)\b([^,;:]{3,160})[,;:]\s*(.+)$/i;
+
+function lowerFirst(text: string): string {
+  return text.replace(/^(\W*)(\w)/, (_all, lead: string, first: string) => lead + first.toLowerCase());
+}
+
+interface Token {
+  word: string;
+  lemma: string;
+  pos: string;
+  /** An English function word ("the", "to", "of" …) by the model's stop-word list. */
+  stop: boolean;
+}
+
+function tokens(text: string): Token[] {
+  const doc = nlp.readDoc(lowerFirst(text));
+  const words = doc.tokens().out(its.normal) as string[];
+  // wink types `its.lemma` for models with add-ons; the English lite model has the lemmatiser built in.
+  const lemmas = doc.tokens().out(its.lemma as unknown as typeof its.normal) as string[];
+  const pos = doc.tokens().out(its.pos) as string[];
+  const stop = doc.tokens().out(its.stopWordFlag) as unknown as boolean[];
+  return words.map((word, index) => ({ word, lemma: (lemmas[index] ?? word).toLowerCase(), pos: pos[index] ?? 'X', stop: stop[index] === true }));
+}
+
+/** The mood of a clause from its tokens: who must do what, and whether it is forbidden. */
+function moodOf(clause: Token[]): { mood: Mood; subjectIsModel: boolean } {
+  const words = clause.filter((token) => token.pos !== 'PUNCT' && token.pos !== 'SYM');
+  let index = 0;
+  while (index < words.length && LEADING_FILLERS.has(words[index]!.word)) index += 1;
+  const first = words[index];
+  const second = words[index + 1];
+  if (!first) return { mood: 'statement', subjectIsModel: false };
+  if ((first.word === 'do' || first.word === 'does') && (second?.word === 'not' || second?.word === "n't")) return { mood: 'prohibition', subjectIsModel: true };
+  if (first.word === 'never' || first.word === "don't" || first.word === 'avoid' || first.word === 'refrain') return { mood: 'prohibition', subjectIsModel: true };
+  if (first.word === 'no' && (second?.word === 'need' || second?.word === 'reason')) return { mood: 'prohibition', subjectIsModel: true };
+  if (/\bno need to\b/.test(words.map((token) => token.word).join(' '))) return { mood: 'prohibition', subjectIsModel: false };
+  const base = first.word === first.lemma;
+  if (base && (first.pos === 'VERB' || VERB_LIKE.has(first.word)) && second?.pos !== 'AUX' && second?.word !== 'is') {
+    return { mood: 'imperative', subjectIsModel: true };
+  }
+  // Obligation: a modal within the clause, on the model ("you must"), or impersonal ("X is to be sent", "must be included").
+  const text = words.map((token) => token.word).join(' ');
+  const subjectIsModel = /^(?:you|the (?:assistant|model|agent|ai|llm)|assistants?|agents?|models?|ai|llms?|claude)\b/.test(words.slice(index).map((t) => t.word).join(' '));
+  const obligation =
+    /\b(?:must|should|shall|ought to|need to|needs to|have to|has to|is required to|are required to|is to be|are to be|is to|are to|will need to|is expected to|are expected to|is mandatory|are mandatory|it is (?:required|mandatory|essential|necessary|critical|important) (?:that|to))\b/.test(text) ||
+    /\b(?:must|should|shall|needs? to|has to|have to|is to|are to) (?:always )?be \w+/.test(text);
+  if (obligation) {
+    const negated = /\b(?:must|should|shall|need|needs|is|are|ought)(?: not|n't)\b|\bnever\b/.test(text);
+    return { mood: negated ? 'prohibition' : 'obligation', subjectIsModel };
+  }
+  return { mood: 'statement', subjectIsModel };
+}
+
+function languageOf(text: string, words: readonly Token[]): string | undefined {
+  const letters = text.replace(/entity\d+/g, ' ').replace(/[^\p{L}\s]/gu, ' ').trim();
+  if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Thai}\p{Script=Devanagari}\p{Script=Greek}]{2,}/u.test(letters)) {
+    return detectAll(letters)[0]?.lang ?? 'und';
+  }
+  const wordTokens = words.filter((token) => /^\p{L}{2,}$/u.test(token.word) && entityIndex(token.word) === undefined);
+  if (wordTokens.length < 4) return undefined;
+  // English function words settle short Latin-script sentences that letter statistics alone would misplace.
+  if (wordTokens.filter((token) => token.stop).length / wordTokens.length >= 0.2) return undefined;
+  const guesses = detectAll(letters);
+  const [top, next] = guesses;
+  if (!top || top.lang === 'en') return undefined;
+  const english = guesses.find((guess) => guess.lang === 'en')?.accuracy ?? 0;
+  // Short English text is often guessed as another Latin-script language; only a clear margin counts.
+  if (english > 0 && top.accuracy < english * 1.6) return undefined;
+  if (next && next.lang === 'en' && top.accuracy < next.accuracy * 1.6) return undefined;
+  return top.lang;
+}
+
+/**
+ * Splits a text into sentences and reads each. `knownTools` are the tool names of the server and of every server
+ * scanned with it, so their mentions are recognised as tools wherever they appear.
+ */
+export function readText(text: string, knownTools: ReadonlySet<string>, hidden?: string): ReadSentence[] {
+  const masked = maskEntities(text, knownTools);
+  const result: ReadSentence[] = [];
+  const clauses = sentences(masked.text).flatMap(({ text: sentence }) => sentence.split(/(?<=;)\s+|(?<=:)\s+(?=(?:always|never|do not|don't|you|please|make sure|also|then|and|this)\b)/i));
+  for (const raw of clauses) {
+    const body = raw.replace(ORDER_OPENING, '');
+    if (!/\p{L}/u.test(body)) continue;
+    // A short lead-in before a comma ("Like mcp.json, please read …") does not hide the order that follows it.
+    // One tagging pass per sentence; an opening clause and the main clause are slices of it, split at the first
+    // comma, semicolon or colon (where the regular expressions below split the text).
+    const bodyTokens = tokens(body);
+    const cut = bodyTokens.findIndex((token) => token.word === ',' || token.word === ';' || token.word === ':');
+    const [beforeCut, afterCut] = cut === -1 ? [[], bodyTokens] : [bodyTokens.slice(0, cut), bodyTokens.slice(cut + 1)];
+    const leadIn = /^([^,]{2,50}),\s*(.+)$/.exec(body);
+    const clause = CLAUSE_OPENING.exec(body) ?? (leadIn && moodOf(bodyTokens).mood === 'statement' && moodOf(afterCut).mood !== 'statement' ? Object.assign(['', '', leadIn[1]!, leadIn[2]!], { index: 0, input: body, groups: undefined }) as RegExpExecArray : null);
+    const main = clause ? clause[3]! : body;
+    // "Remember to …", "make sure to …": the order is the verb that follows.
+    const mainText = main.replace(/^\s*(?:(?:also|and|then)\s+)?(?:remember|make\s+sure|be\s+sure|do\s+not\s+forget|don't\s+forget|never\s+forget)\s+(?:to\s+|that\s+you\s+)?/i, '');
+    const clauseSplitMatches = clause !== null && cut !== -1;
+    const openingTokens = clause ? (clauseSplitMatches ? beforeCut : tokens(clause[1]! + clause[2]!)) : [];
+    const mainTokens = mainText !== main ? tokens(mainText) : clause ? (clauseSplitMatches ? afterCut : tokens(mainText)) : bodyTokens;
+    const allTokens = [...openingTokens, ...mainTokens];
+    const { mood, subjectIsModel } = moodOf(mainTokens);
+    const entityOf = (word: string) => {
+      const index = entityIndex(word);
+      return index === undefined ? undefined : masked.entities[index];
+    };
+    const entities = [...raw.matchAll(/entity\d+/g)].map((match) => entityOf(match[0])).filter((entity): entity is Entity => entity !== undefined);
+    const language = languageOf(body, bodyTokens);
+    const unmask = (part: string) => part.replace(/entity\d+/g, (word) => entityOf(word)?.text ?? word);
+    const openingWord = clause?.[1] ? clause[1].toLowerCase() : undefined;
+    const openingKind = openingWord === undefined ? 'when' : openingWord === 'before' || openingWord?.startsWith('prior') ? 'before' : openingWord === 'after' || openingWord === 'once' ? 'after' : /^(?:to|in\s+order\s+to|for)$/.test(openingWord ?? '') ? 'purpose' : 'when';
+    result.push({
+      text: unmask(raw),
+      mood,
+      addressed: mood !== 'statement' || (subjectIsModel && /\b(?:must|should|will|need|have|can)\b/.test(main)),
+      directive:
+        mood === 'obligation' || mood === 'prohibition' || (mood === 'imperative' && (subjectIsModel && /^\s*(?:you|always|never|please|make sure|be sure|remember)\b/i.test(main) || /^\s*(?:always|first|also|then|please|make sure|be sure|remember|silently|quietly|immediately)\b/i.test(main) || openingKind !== 'when')) || hidden !== undefined,
+      negated: allTokens.some((token) => NEGATIONS.has(token.word)) || /\bno need\b|\bwithout\b/i.test(body),
+      lemmas: new Set(allTokens.filter((token) => entityIndex(token.word) === undefined).flatMap((token) => [token.lemma, token.word])),
+      verbs: [...mainTokens, ...openingTokens]
+        .filter((token) => token.pos === 'VERB' || (token.pos !== 'AUX' && VERB_LIKE.has(token.word)))
+        .map((token) => token.lemma),
+      entities,
+      opening: clause
+        ? { kind: openingKind, text: unmask(clause[1]! + clause[2]!), entities: [...clause[2]!.matchAll(/entity\d+/g)].map((match) => entityOf(match[0])).filter((entity): entity is Entity => entity !== undefined) }
+        : undefined,
+      language,
+      hidden,
+    });
+  }
+  return result;
+}
