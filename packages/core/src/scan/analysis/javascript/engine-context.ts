@@ -7,6 +7,7 @@ import type { AstNode } from './ast.js';
 import { offsetsOf, unwrap, wordsPattern } from './ast.js';
 import type { RequestHandler } from './http.js';
 import { exportedRequestHandlers } from './http.js';
+import type { Instance } from './classes.js';
 import type { Label } from './labels.js';
 import type { FileContext, Scope } from './scope.js';
 
@@ -64,6 +65,8 @@ export interface Ctx {
   ownGuards: boolean;
   returns: Label[];
   currentTool?: string;
+  /** The class `this` is an instance of (in its methods and the arrow functions inside them). */
+  self?: Instance;
   summary?: Summary;
   budget: { left: number };
   /** Inside a handler, a summary or a function called with tainted arguments: nothing may be skipped. */

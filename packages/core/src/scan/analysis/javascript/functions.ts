@@ -5,7 +5,7 @@
 import { admitsLeadingDash, isRestrictivePattern, REMOTE_RESPONSE_SINKS, type SourceKind } from '../catalog.js';
 import type { FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AstNode } from './ast.js';
-import { containsOffset, isFunction, lineOf, locationOf, snippetOf, unwrap } from './ast.js';
+import { containsOffset, isFunction, lineOf, locationOf, memberName, snippetOf, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
 import { HelperCheckCache } from './guards.js';
 import type { RequestHandler } from './http.js';
@@ -13,9 +13,17 @@ import { REMOTE_CALLBACK_PARAMS } from './http.js';
 import type { Label, Taint } from './labels.js';
 import { CLEAN, mapTaint, MAX_STEPS, member, newLabel, originKey, significant, union, wholeKey } from './labels.js';
 import { CallResolver, type Target } from './resolver.js';
+import { ClassModel, type Instance, type MethodLookup } from './classes.js';
+import { annotatedType, methodClasses } from './file-index.js';
 import { Scope, type FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
 import { exportedHandlersOf, fileHints, FUNCTION_BUDGET, type Ctx, type SinkSite, type Summary, type TaintOptions } from './engine-context.js';
+
+/** The receiver of a method call: an instance, or the class itself for a static method. */
+export interface Receiver {
+  owner: Instance;
+  statics: boolean;
+}
 
 export abstract class FunctionAnalysis {
   protected readonly flows = new Map<string, TaintFlow>();
@@ -25,15 +33,42 @@ export abstract class FunctionAnalysis {
   protected readonly toolParams = new Map<string, ToolDefinition>();
 
   protected readonly resolver: CallResolver;
+  protected readonly classes: ClassModel;
 
   constructor(protected readonly options: TaintOptions) {
     for (const tool of options.tools) if (tool.kind === 'tool' && !this.toolParams.has(tool.name)) this.toolParams.set(tool.name, tool);
     this.resolver = new CallResolver(options.files);
+    this.classes = new ClassModel(
+      options.files,
+      (name, source, from) => this.resolver.exportedClass(name, source, from),
+      (name, source, from) => this.resolver.exportedValue(name, source, from),
+    );
   }
 
-  /** The function of the package a call goes to (see resolver.ts). */
+  /** The function of the package a call goes to: through the class of its receiver when known, else see resolver.ts. */
   protected resolveCall(calleeNode: AstNode, ctx: Ctx): Target | undefined {
-    return this.resolver.resolve(calleeNode, ctx.scope, ctx.file);
+    const lookup = this.methodCall(calleeNode, this.receiverOf(calleeNode, ctx));
+    return lookup ? lookup.target : this.resolver.resolve(calleeNode, ctx.scope, ctx.file);
+  }
+
+  /** The class or instance a method is called on (`Helper.run`, `ev.evaluate`, `this.impl.run`), when it is known. */
+  protected receiverOf(calleeNode: AstNode, ctx: Ctx): Receiver | undefined {
+    const callee = unwrap(calleeNode);
+    if (callee?.type !== 'MemberExpression' || callee.computed) return undefined;
+    const object = unwrap(callee.object);
+    const named = object?.type === 'Identifier' || object?.type === 'MemberExpression' ? this.classes.classNamed(object, ctx.file) : undefined;
+    if (named?.kind === 'class') return { owner: named, statics: true };
+    const owner = this.classes.instanceOf(object, { file: ctx.file, scope: ctx.scope, ...(ctx.self && { self: ctx.self }) });
+    return owner && { owner, statics: false };
+  }
+
+  /** The method a call on a known package class reaches: undefined when the class is not known (or not the package's). */
+  protected methodCall(calleeNode: AstNode, receiver: Receiver | undefined): MethodLookup | undefined {
+    const name = receiver?.owner.kind === 'class' ? memberName(unwrap(calleeNode) as AstNode) : undefined;
+    if (name === undefined || receiver?.owner.kind !== 'class') return undefined;
+    const lookup = this.classes.methodOf(receiver.owner.info, name, receiver.statics ? 'statics' : 'methods');
+    // A base class outside the package may define it: then the call is as unknown as before.
+    return lookup.target || lookup.closed ? lookup : undefined;
   }
 
   protected abstract statements(statements: AstNode[], ctx: Ctx): void;
@@ -67,8 +102,17 @@ export abstract class FunctionAnalysis {
       ...(inherit.summary && { summary: inherit.summary }),
       live,
     };
+    const owner = methodClasses.get(fn);
+    const self: Instance | undefined = owner ? { kind: 'class', info: owner, file } : fn.type === 'ArrowFunctionExpression' ? inherit.self : undefined;
+    if (self) ctx.self = self;
     const paramNodes: AstNode[] = fn.params ?? [];
     paramNodes.forEach((param, position) => {
+      // `client: DesignClient`, `constructor(private readonly git: GitClient)`: the parameter is an instance of that class.
+      const id = param.type === 'TSParameterProperty' ? param.parameter : param.type === 'AssignmentPattern' ? param.left : param;
+      if (id?.type === 'Identifier') {
+        const type = annotatedType(param);
+        scope.instances.set(id.name, (type && this.classes.classNamed(type, file)) ?? null);
+      }
       let taint = params[position] ?? CLEAN;
       if (handler && position === handler.argsParam) {
         taint = union(taint, [newLabel({ kind: 'tool-input', tool: handler.tool.name }, [this.sourceStep(file, param, `input of tool \`${handler.tool.name}\``, 'tool-input')])]);
@@ -287,6 +331,7 @@ export abstract class FunctionAnalysis {
       live: ctx.live,
       ...(ctx.currentTool !== undefined && { currentTool: ctx.currentTool }),
       ...(ctx.summary && { summary: ctx.summary }),
+      ...(ctx.self && { self: ctx.self }),
     };
   }
 

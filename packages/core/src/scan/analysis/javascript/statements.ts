@@ -38,6 +38,9 @@ export abstract class StatementAnalysis extends GuardDetection {
           const text = declarator.id.type === 'Identifier' && node.kind === 'const' ? staticString(init, ctx.file.index) : undefined;
           if (text !== undefined) ctx.scope.constants.set(declarator.id.name, text);
           this.bind(declarator.id, this.expr(declarator.init, ctx), ctx, true);
+          if (declarator.id.type === 'Identifier') {
+            ctx.scope.instances.set(declarator.id.name, this.classes.instanceOf(init, { file: ctx.file, scope: ctx.scope, ...(ctx.self && { self: ctx.self }) }) ?? null);
+          }
         }
         return;
       case 'FunctionDeclaration':

@@ -16,7 +16,7 @@ import type { Taint } from './labels.js';
 import { addStep, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union } from './labels.js';
 import type { FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
-import { sinkArguments } from './sinks.js';
+import { instanceSinks, sinkArguments } from './sinks.js';
 import { FUNCTION_BUDGET, hasFixedHost, rootIdentifier, SENSITIVE_PATH, type Ctx } from './engine-context.js';
 import { ExpressionAnalysis } from './expressions.js';
 
@@ -112,7 +112,13 @@ export class TaintEngine extends ExpressionAnalysis {
       if (root && added.length) ctx.scope.assign(root, addStep(added, { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, node.start), note: `added to ${root}` }));
     }
 
-    const sinks = sinkArguments(callee, node, index, (arg) => staticString(arg, index) ?? this.localConstant(arg, ctx));
+    const textOf = (arg: AstNode | undefined): string | undefined => staticString(arg, index) ?? this.localConstant(arg, ctx);
+    const sinks = sinkArguments(callee, node, index, textOf);
+    // A method of a library's namespace (`fs.readFile`) has no receiver of interest; `Helper.run`, `ev.evaluate` do.
+    const libraryCall = isModuleCall && !callee.module?.startsWith('.');
+    const instance = method !== undefined && !libraryCall ? this.receiverOf(calleeNode, ctx) : undefined;
+    // `new k8s.Exec(kc).exec(ns, pod, container, command, …)`: a library class's method the catalogue lists as a sink.
+    if (instance?.owner.kind === 'library' && method !== undefined) sinks.push(...instanceSinks(instance.owner.module, instance.owner.name, method, node, textOf));
     if (sinks.length) this.sinkFlows(sinks, argTaints, callee, node, ctx);
     result = union(result, this.remoteData(callee, method, sinks, argTaints, node, ctx));
     // `c.req.query('x')`, `await request.json()`, `req.get('host')`: a request's data methods return the client's input.
@@ -121,7 +127,9 @@ export class TaintEngine extends ExpressionAnalysis {
     const known = this.knownCall(callee, method, node, args, positional, receiver, ctx);
     if (known !== undefined) return union(result, known);
 
-    const target = this.resolveCall(calleeNode, ctx);
+    // On an instance of a known package class, the call reaches that class's method (or none of the package's).
+    const lookup = this.methodCall(calleeNode, instance);
+    const target = lookup ? lookup.target : this.resolver.resolve(calleeNode, ctx.scope, ctx.file);
     if (target) {
       const inline = positional.some((taint) => taint.some((label) => label.origin.kind === 'tool-name' || label.origin.kind === 'request'));
       if (inline && !this.inProgress.has(target.fn)) {
@@ -135,7 +143,7 @@ export class TaintEngine extends ExpressionAnalysis {
       return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display));
     }
     // `adapter.all(sql)` where a few classes of the package (one per database) define `all`: any of them may run.
-    const implementations = method && calleeNode.type === 'MemberExpression' && !isModuleCall ? this.resolver.implementations(method) : [];
+    const implementations = method && calleeNode.type === 'MemberExpression' && !isModuleCall && !lookup ? this.resolver.implementations(method) : [];
     for (const implementation of implementations) {
       result = union(result, this.applySummary(this.summaryOf(implementation.fn, implementation.file), positional, node, ctx, implementation.file, callee.display));
     }
