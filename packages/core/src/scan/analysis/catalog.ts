@@ -63,6 +63,9 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
   'realpath-containment': FILES,
   'path-containment': FILES,
   basename: [...FILES, 'argument'],
+  // `${encodeURIComponent(name)}.json`: no separator survives the encoding, and the text beside it in the same path
+  // segment means the segment cannot be `..` or `.` (see docs/scanning.md).
+  'encoded-file-name': FILES,
   // URLs: a fixed host or an allowlist of hosts; for the opener, a scheme checked to be http(s) (no `file:`, no
   // custom protocol handlers, and the URL parser has normalised it).
   'url-allowlist': ['network', 'network-send', 'os-open'],

@@ -6,6 +6,7 @@ import { isFunction, locationOf, memberName, propertyName, snippetOf, unwrap } f
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
 import { staticString } from './file-index.js';
+import { isEncodedComponent, namesOneFile } from './guards.js';
 import type { Taint } from './labels.js';
 import { CLEAN, CONFIG, embed, fixHost, mapTaint, member, newLabel, prefixed, sanitize, union } from './labels.js';
 import { staticPrefix } from './sinks.js';
@@ -13,7 +14,20 @@ import { hasFixedHost, SENSITIVE_PATH, type Ctx, type SinkSite } from './engine-
 import { StatementAnalysis } from './statements.js';
 
 export abstract class ExpressionAnalysis extends StatementAnalysis {
+  /** `encodeURIComponent(…)` calls that name one file in a folder (see `namesOneFile`): a path sanitizer there. */
+  protected readonly encodedFileNames = new WeakSet<AstNode>();
+
   protected abstract call(node: AstNode, ctx: Ctx): Taint;
+
+  /** `encodeURIComponent(name) + '.json'`, `'note-' + encodeURIComponent(name)`, also inside a longer `+` chain. */
+  private markEncodedFileName(node: AstNode, ctx: Ctx): void {
+    let leftLeaf = unwrap(node.left);
+    while (leftLeaf?.type === 'BinaryExpression' && leftLeaf.operator === '+') leftLeaf = unwrap(leftLeaf.right);
+    const right = unwrap(node.right);
+    const text = (part: AstNode | undefined) => staticString(part, ctx.file.index);
+    if (isEncodedComponent(leftLeaf) && namesOneFile(undefined, text(right))) this.encodedFileNames.add(leftLeaf as AstNode);
+    if (isEncodedComponent(right) && namesOneFile(text(leftLeaf), undefined)) this.encodedFileNames.add(right as AstNode);
+  }
 
   protected expr(node: AstNode | null | undefined, ctx: Ctx): Taint {
     if (!node || ctx.budget.left <= 0) return CLEAN;
@@ -27,6 +41,10 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
         }
         return CLEAN;
       case 'TemplateLiteral': {
+        node.expressions.forEach((expression: AstNode, position: number) => {
+          // `${encodeURIComponent(name)}.json`: one file name in its folder.
+          if (isEncodedComponent(expression) && namesOneFile(node.quasis[position]?.value.cooked, node.quasis[position + 1]?.value.cooked)) this.encodedFileNames.add(unwrap(expression) as AstNode);
+        });
         let taint: Taint = CLEAN;
         let leading: Taint = CLEAN;
         node.expressions.forEach((expression: AstNode, position: number) => {
@@ -52,6 +70,7 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
         return configuredBase ? fixHost(mixed) : mixed;
       }
       case 'BinaryExpression': {
+        if (node.operator === '+') this.markEncodedFileName(node, ctx);
         const left = this.expr(node.left, ctx);
         const right = this.expr(node.right, ctx);
         if (node.operator !== '+') return CLEAN;

@@ -137,7 +137,9 @@ export abstract class FunctionAnalysis {
   /** The request (or framework context) parameter of a request handler. */
   protected requestTaint(param: AstNode, handler: RequestHandler, file: FileContext): Taint {
     const name = param.type === 'Identifier' ? param.name : 'request';
-    return [newLabel({ kind: 'http-request', detail: name, container: true }, [this.sourceStep(file, param, `request to ${handler.route}`, 'http-request')])];
+    const hono = [...file.index.imports.values()].some((binding) => binding.source === 'hono' || binding.source.startsWith('hono/') || binding.source.startsWith('@hono/'));
+    const origin = { kind: 'http-request' as const, detail: name, container: true, ...(hono && { honoContext: true }) };
+    return [newLabel(origin, [this.sourceStep(file, param, `request to ${handler.route}`, 'http-request')])];
   }
 
   /** Parameters a library fills from a remote server (`redirectToAuthorization(url)`), by the method's name. */

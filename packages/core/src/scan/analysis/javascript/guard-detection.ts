@@ -119,12 +119,16 @@ export abstract class GuardDetection extends FunctionAnalysis {
         }
         if (method && ['includes', 'has', 'test', 'some', 'indexOf', 'find'].includes(method) && !receiver.length && negated.has(node)) {
           for (const arg of args) {
-            const argTaint = isFunction(unwrap(arg)) ? this.callbackSubjects(unwrap(arg) as AstNode, ctx) : this.peek(arg, ctx);
+            const callback = isFunction(unwrap(arg)) ? (unwrap(arg) as AstNode) : undefined;
+            const argTaint = callback ? this.callbackSubjects(callback, ctx) : this.peek(arg, ctx);
             if (!argTaint.length) continue;
             // A list of hosts/origins, or a pattern that pins the scheme and host, makes it a URL allowlist.
             const pattern = unwrap(callee.object)?.regex?.pattern as string | undefined;
             const urlList = isHostish(arg, ctx) || isHostish(callee.object, ctx) || (pattern !== undefined && /:\\?\/\\?\//.test(pattern));
-            guard(argTaint, urlList ? 'url-allowlist' : 'allowlist');
+            if (urlList) guard(argTaint, 'url-allowlist');
+            // `roots.some((root) => isWithin(real, root))`: the callback's own check says what holds (the walk reads it
+            // below); only a callback that compares for equality makes the list an allowlist of values.
+            else if (!callback || comparesForEquality(callback)) guard(argTaint, 'allowlist');
           }
           return true;
         }
@@ -171,4 +175,11 @@ export abstract class GuardDetection extends FunctionAnalysis {
     });
     return taint;
   }
+}
+
+/** `(item) => item === value` or `(item) => { return value == item; }`: a membership test by equality. */
+function comparesForEquality(fn: AstNode): boolean {
+  const body = fn.body?.type === 'BlockStatement' ? (fn.body.body.length === 1 && fn.body.body[0].type === 'ReturnStatement' ? fn.body.body[0].argument : undefined) : fn.body;
+  const test = unwrap(body);
+  return test?.type === 'BinaryExpression' && /^[!=]==?$/.test(test.operator);
 }

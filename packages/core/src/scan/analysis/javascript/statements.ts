@@ -1,11 +1,11 @@
 // The statement layer of the JS/TS taint pass: statements in source order (declarations, branches with their guards,
 // tool dispatch by `switch`/`if` on the tool name, loops, classes) and the binding of values to patterns.
 import type { AstNode } from './ast.js';
-import { isFunction, lineOf, propertyName, unwrap } from './ast.js';
+import { isFunction, lineOf, memberName, propertyName, unwrap, walk } from './ast.js';
 import { staticString } from './file-index.js';
 import { CONDITION_TYPES, refuses } from './guards.js';
 import type { Taint } from './labels.js';
-import { addStep, CLEAN, member, union } from './labels.js';
+import { addStep, CLEAN, mapTaint, member, union } from './labels.js';
 import { rootIdentifier, type Ctx } from './engine-context.js';
 import { GuardDetection } from './guard-detection.js';
 
@@ -87,8 +87,11 @@ export abstract class StatementAnalysis extends GuardDetection {
         return;
       case 'ForOfStatement':
       case 'ForInStatement': {
-        const right = this.expr(node.right, ctx);
+        let right = this.expr(node.right, ctx);
         const left = node.left.type === 'VariableDeclaration' ? node.left.declarations[0]?.id : node.left;
+        // `for (const [name, value] of Object.entries(process.env)) if (/^npm_config_/.test(name)) …`: a variable
+        // picked by its name is one configuration value (like `process.env.X`), not the environment.
+        if (left?.type === 'ArrayPattern' && selectsEntriesByName(node, left)) right = mapTaint(right, (label) => (label.origin.kind === 'env' ? undefined : label));
         if (left) this.bind(left, node.type === 'ForInStatement' ? CLEAN : right, ctx, true);
         this.statement(node.body, ctx);
         return;
@@ -181,4 +184,25 @@ export abstract class StatementAnalysis extends GuardDetection {
         return;
     }
   }
+}
+
+/** A loop over `Object.entries(x)` whose body tests the entry's name (`.test(name)`, `.exec(name)`, `name === …`). */
+function selectsEntriesByName(loop: AstNode, pattern: AstNode): boolean {
+  const source = unwrap(loop.right);
+  const callee = source?.type === 'CallExpression' ? unwrap(source.callee) : undefined;
+  const key = pattern.elements[0];
+  if (callee?.type !== 'MemberExpression' || memberName(callee) !== 'entries' || key?.type !== 'Identifier') return false;
+  let tested = false;
+  walk(loop.body, (node) => {
+    if (tested) return false;
+    const uses = (arg: AstNode | undefined) => unwrap(arg)?.type === 'Identifier' && unwrap(arg)?.name === key.name;
+    if (node.type === 'CallExpression') {
+      const method = unwrap(node.callee)?.type === 'MemberExpression' ? memberName(unwrap(node.callee) as AstNode) : undefined;
+      if ((method === 'test' || method === 'exec' || method === 'match') && node.arguments.some(uses)) tested = true;
+      if ((method === 'startsWith' || method === 'endsWith' || method === 'match') && uses(unwrap(node.callee)?.object)) tested = true;
+    }
+    if (node.type === 'BinaryExpression' && /^[!=]==?$/.test(node.operator) && (uses(node.left) || uses(node.right))) tested = true;
+    return !tested;
+  });
+  return tested;
 }

@@ -295,6 +295,7 @@ export class TaintEngine extends ExpressionAnalysis {
     if (!callee.receiver && module === undefined) {
       if (NUMERIC.has(name)) return sanitize(all(), 'numeric');
       if (name === 'Boolean') return CLEAN;
+      if (name === 'encodeURIComponent' && this.encodedFileNames.has(node)) return sanitize(all(), 'encoded-file-name');
       if (VALUE_FUNCTIONS.has(name)) return all();
       if (name === 'require') return CLEAN;
     }
