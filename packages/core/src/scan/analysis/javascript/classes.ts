@@ -5,9 +5,9 @@
 // (`new k8s.Exec(kc)`) is kept by module and name, for the catalogue's instance sinks.
 import type { AstNode } from './ast.js';
 import { isFunction, memberName, offsetsOf, unwrap, walk, walkWithin } from './ast.js';
-import { resolveCallee } from './callee.js';
+import { moduleGroup, resolveCallee } from './callee.js';
 import type { ClassInfo } from './file-index.js';
-import { LIBRARY_FACTORIES } from '../catalog.js';
+import { INSTANCE_COMMAND_SINKS, LIBRARY_FACTORIES } from '../catalog.js';
 import type { Target } from './resolver.js';
 import type { FileContext, Scope } from './scope.js';
 
@@ -27,6 +27,9 @@ export interface MethodLookup {
 }
 
 const MAX_DEPTH = 6;
+/** Modules whose class instances the catalogue has something to say about, and the methods that make instances. */
+const LIBRARY_MODULES = new Set([...INSTANCE_COMMAND_SINKS.map((sink) => sink.module), ...Object.keys(LIBRARY_FACTORIES)]);
+const FACTORY_METHODS = new Set(Object.values(LIBRARY_FACTORIES).flatMap((factories) => Object.keys(factories).map((key) => key.slice(key.indexOf('.') + 1))));
 
 export class ClassModel {
   /** Per class: constructor parameter → instances passed there at `new X(…)` sites of the package. */
@@ -66,6 +69,11 @@ export class ClassModel {
       }
     }
     if (current?.type !== 'Identifier' && current?.type !== 'MemberExpression') return undefined;
+    // Library instances matter only for the catalogue's classes: skip the resolution for every other import.
+    let root: AstNode | undefined = current;
+    while (root?.type === 'MemberExpression') root = unwrap(root.object);
+    const binding = root?.type === 'Identifier' ? file.index.imports.get(root.name) : undefined;
+    if (!binding || !LIBRARY_MODULES.has(moduleGroup(binding.source))) return undefined;
     const callee = resolveCallee(current, file.index);
     if (callee.module === undefined || callee.module.startsWith('global:') || callee.module.startsWith('.')) return undefined;
     return { kind: 'library', module: callee.module, name: callee.name };
@@ -117,7 +125,7 @@ export class ClassModel {
       case 'CallExpression': {
         // `docker.getContainer(id)`: a library method the catalogue says returns an instance of another of its classes.
         const callee = unwrap(current.callee);
-        if (callee?.type !== 'MemberExpression') return undefined;
+        if (callee?.type !== 'MemberExpression' || !FACTORY_METHODS.has(memberName(callee) ?? '')) return undefined;
         const owner = this.instanceOf(callee.object, where, depth + 1);
         const method = memberName(callee);
         if (owner?.kind !== 'library' || method === undefined) return undefined;

@@ -26,7 +26,7 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
     const right = unwrap(node.right);
     const text = (part: AstNode | undefined) => staticString(part, ctx.file.index);
     if (isEncodedComponent(leftLeaf) && namesOneFile(undefined, text(right))) this.encodedFileNames.add(leftLeaf as AstNode);
-    if (isEncodedComponent(right) && namesOneFile(text(leftLeaf), undefined)) this.encodedFileNames.add(right as AstNode);
+    else if (isEncodedComponent(right) && namesOneFile(text(leftLeaf), undefined)) this.encodedFileNames.add(right as AstNode);
   }
 
   protected expr(node: AstNode | null | undefined, ctx: Ctx): Taint {
