@@ -402,40 +402,6 @@ describe('javascriptAnalyzer on generated projects', () => {
     expect(byParam('slug')).toEqual([['schema-pattern']]);
   });
 
-  it('follows a method call to the class actually instantiated, in source and in compiled code', async () => {
-    const clients = [
-      "const { exec, execSync } = require('node:child_process');",
-      'class GitClient { log(ref) { return execSync(`git log ${ref}`); } }',
-      'class SvnClient { log(ref) { return exec(`svn log -r ${ref}`); } }',
-      'exports.GitClient = GitClient;',
-      'exports.SvnClient = SvnClient;',
-    ].join('\n');
-    // Compiled: no types, so what `new Service(new GitClient())` passes says what `this.git` is.
-    const compiled = await project({
-      'dist/clients.js': clients,
-      'dist/service.js': "class Service { constructor(git) { this.git = git; } history(ref) { return this.git.log(ref); } }\nexports.Service = Service;\n",
-      'dist/index.js': [
-        "const clients_1 = require('./clients.js');",
-        "const service_1 = require('./service.js');",
-        'const service = new service_1.Service(new clients_1.GitClient());',
-        "server.tool('history', { ref: z.string() }, async ({ ref }) => service.history(ref));",
-      ].join('\n'),
-    });
-    const sinks = (await analyzeDir(compiled)).flows.map((flow) => `${flow.sink.callee}:${flow.origin.param}`);
-    expect(sinks).toEqual(['execSync:ref']);
-    // Source: a typed local instance and an inherited method; the unknown receiver keeps both implementations.
-    const source = await project({
-      'src/clients.ts': clients.replace('class GitClient {', 'class Base { run(x) { return execSync(x); } }\nclass GitClient extends Base {').replace('execSync(`git log ${ref}`)', 'this.run(`git log ${ref}`)'),
-      'src/index.ts': [
-        "import { GitClient } from './clients.js';",
-        "server.tool('typed', { ref: z.string() }, async ({ ref }) => { const git = new GitClient(); return git.log(ref); });",
-        "server.tool('untyped', { ref: z.string() }, async ({ ref }, extra) => extra.client.log(ref));",
-      ].join('\n'),
-    });
-    const flows = (await analyzeDir(source)).flows.map((flow) => `${flow.origin.tool}:${flow.sink.callee}`).sort();
-    expect(flows).toEqual(['typed:execSync', 'untyped:exec', 'untyped:execSync']);
-  });
-
   it('does not take RegExp#exec or a single environment variable for sinks or secrets', async () => {
     const dir = await project({
       'src/index.ts': [
