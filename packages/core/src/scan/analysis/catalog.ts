@@ -63,6 +63,9 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
   'realpath-containment': FILES,
   'path-containment': FILES,
   basename: [...FILES, 'argument'],
+  // `${encodeURIComponent(name)}.json`: no separator survives the encoding, and the text beside it in the same path
+  // segment means the segment cannot be `..` or `.` (see docs/scanning.md).
+  'encoded-file-name': FILES,
   // URLs: a fixed host or an allowlist of hosts; for the opener, a scheme checked to be http(s) (no `file:`, no
   // custom protocol handlers, and the URL parser has normalised it).
   'url-allowlist': ['network', 'network-send', 'os-open'],
@@ -323,3 +326,23 @@ export function linkPreviewsOn(url: string | undefined, bodyFields: readonly str
  * PowerShell, which re-parse the string: CVE-2025-6514). Their argument is `os-open`.
  */
 export const OPENER_PACKAGES = new Set(['open', 'opn', 'better-opn', 'openurl', 'open-url', 'opener']);
+
+// ─── Library classes ────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Methods of library classes that run a command the caller gives, in a container or pod ("run in a container" APIs):
+ * `argument` is the command, an argv array whose first element is the program (`property`: the field of an options
+ * object that holds it). The dataflow matches them on instances it can trace to the class (`new k8s.Exec(kc)`).
+ */
+export const INSTANCE_COMMAND_SINKS: ReadonlyArray<{ module: string; className: string; method: string; argument: number; property?: string }> = [
+  // @kubernetes/client-node: new Exec(kubeConfig).exec(namespace, pod, container, command, stdout, stderr, stdin, tty, status)
+  { module: '@kubernetes/client-node', className: 'Exec', method: 'exec', argument: 3 },
+  // dockerode: container.exec({ Cmd: ['sh', '-c', …], AttachStdout: true })
+  { module: 'dockerode', className: 'Container', method: 'exec', argument: 0, property: 'Cmd' },
+];
+
+/** Library methods that return an instance of another class of the library: module → `Class.method` → class. */
+export const LIBRARY_FACTORIES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  // `new Docker()` is the module's default export.
+  dockerode: { 'default.getContainer': 'Container', 'default.createContainer': 'Container' },
+};

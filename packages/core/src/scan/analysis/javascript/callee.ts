@@ -78,8 +78,38 @@ export function resolveCallee(node: AstNode, index: FileIndex): Callee {
   };
 }
 
-function resolve(node: AstNode, index: FileIndex): Omit<Callee, 'display'> {
-  let current = unwrap(node);
+/**
+ * A library function another file of the package exports under its own name: `export const run = promisify(exec)`
+ * (or `exports.run = (0, util_1.promisify)(child_process_1.exec)`, or a plain alias), called as `run(…)` or
+ * `shell_1.run(…)`. Undefined unless the export leads to a library's function.
+ */
+function exportedAlias(node: AstNode, index: FileIndex, depth: number): Omit<Callee, 'display'> | undefined {
+  if (depth > 3) return undefined;
+  let source: string | undefined;
+  let name: string | undefined;
+  if (node.type === 'Identifier') {
+    const binding = index.imports.get(node.name);
+    if (binding && binding.imported !== '*' && binding.imported !== 'default') ({ source, imported: name } = binding);
+  } else if (node.type === 'MemberExpression') {
+    const object = unwrap(node.object);
+    const binding = object?.type === 'Identifier' ? index.imports.get(object.name) : undefined;
+    if (binding && (binding.imported === '*' || binding.imported === 'default')) [source, name] = [binding.source, memberName(node)];
+  }
+  if (source === undefined || name === undefined || !source.startsWith('.')) return undefined;
+  const target = index.resolveImport?.(source);
+  const value = target?.exportedValues.get(name);
+  if (!target || !value) return undefined;
+  const wrapped = unwrap(promisified(value, target) ?? value);
+  if (wrapped?.type !== 'Identifier' && wrapped?.type !== 'MemberExpression') return undefined;
+  const resolved = resolve(wrapped, target, depth + 1);
+  return resolved.module !== undefined && !resolved.module.startsWith('.') && !resolved.module.startsWith('global:') ? resolved : undefined;
+}
+
+function resolve(node: AstNode, index: FileIndex, depth = 0): Omit<Callee, 'display'> {
+  const start = unwrap(node);
+  const alias = start && (start.type === 'Identifier' || start.type === 'MemberExpression') ? exportedAlias(start, index, depth) : undefined;
+  if (alias) return alias;
+  let current = start;
   for (let depth = 0; depth < 3 && current?.type === 'Identifier' && !index.imports.has(current.name); depth++) {
     const wrapped = promisified(index.variables.get(current.name), index);
     if (!wrapped) break;

@@ -29,8 +29,107 @@ export interface FileIndex {
   reExports: Map<string, ImportBinding>;
   /** `export * from './x.js'`: modules whose exports this file passes on (barrel files). */
   starExports: string[];
+  /** Classes declared in the file by name (`class X {}`, `const X = class {}`, tsc's `let X = class X {}`). */
+  classes: Map<string, ClassInfo>;
   /** Set by the analyzer once every file is indexed: the index of a relative import, for constants defined elsewhere. */
   resolveImport?: (source: string) => FileIndex | undefined;
+}
+
+/**
+ * A class of the package, as the dataflow needs it to follow calls on its instances: its own methods (a method of
+ * another class of the same name is not this one's), its base class, and what its fields hold.
+ */
+export interface ClassInfo {
+  name: string;
+  index: FileIndex;
+  /** The `extends` expression, resolved when a method is not the class's own. */
+  superClass?: AstNode;
+  methods: Map<string, AstNode>;
+  statics: Map<string, AstNode>;
+  getters: Map<string, AstNode>;
+  /** Field → its initialiser: a class field (`db = new Db()`) or `this.x = …` in the constructor. */
+  fields: Map<string, AstNode>;
+  /** Field → the constructor parameter stored in it (`constructor(private git: GitClient)`, `this.git = git`). */
+  paramFields: Map<string, number>;
+  /** Declared types of the constructor's parameters (TS annotations, or tsc's `__metadata("design:paramtypes", […])`). */
+  paramTypes: Array<AstNode | undefined>;
+}
+
+/** The class a method (or getter, or arrow-function field) belongs to. */
+export const methodClasses = new WeakMap<AstNode, ClassInfo>();
+
+/** The class name of a type annotation (`: GitClient`, `: ns.GitClient`), when it names one. */
+export function annotatedType(param: AstNode | undefined): AstNode | undefined {
+  const id = param?.type === 'TSParameterProperty' ? param.parameter : param?.type === 'AssignmentPattern' ? param.left : param;
+  const type = id?.typeAnnotation?.typeAnnotation;
+  if (type?.type !== 'TSTypeReference') return undefined;
+  const name = type.typeName;
+  if (name?.type === 'Identifier') return name;
+  // `ns.GitClient` is a TSQualifiedName: read it as the member expression it stands for at run time.
+  if (name?.type === 'TSQualifiedName' && name.left?.type === 'Identifier') {
+    return { type: 'MemberExpression', object: name.left, property: name.right, computed: false, start: name.start, end: name.end };
+  }
+  return undefined;
+}
+
+function paramName(param: AstNode | undefined): string | undefined {
+  const id = param?.type === 'TSParameterProperty' ? param.parameter : param?.type === 'AssignmentPattern' ? param.left : param;
+  return id?.type === 'Identifier' ? id.name : undefined;
+}
+
+function classInfo(node: AstNode, name: string, index: FileIndex): ClassInfo {
+  const info: ClassInfo = { name, index, methods: new Map(), statics: new Map(), getters: new Map(), fields: new Map(), paramFields: new Map(), paramTypes: [] };
+  if (node.superClass) info.superClass = node.superClass;
+  for (const member of node.body.body) {
+    const key = propertyName(member.key, member.computed);
+    if (!key) continue;
+    const value = unwrap(member.value);
+    if (member.type === 'MethodDefinition' && key === 'constructor') {
+      const params: AstNode[] = value?.params ?? [];
+      params.forEach((param, position) => {
+        info.paramTypes[position] = annotatedType(param);
+        const name = paramName(param);
+        if (param.type === 'TSParameterProperty' && name) info.paramFields.set(name, position);
+      });
+      for (const statement of value?.body?.body ?? []) {
+        const expression = statement.type === 'ExpressionStatement' ? unwrap(statement.expression) : undefined;
+        if (expression?.type !== 'AssignmentExpression' || expression.operator !== '=') continue;
+        const left = unwrap(expression.left);
+        const field = left?.type === 'MemberExpression' && unwrap(left.object)?.type === 'ThisExpression' ? memberName(left) : undefined;
+        if (!field) continue;
+        const right = unwrap(expression.right);
+        const position = right?.type === 'Identifier' ? params.findIndex((param) => paramName(param) === right.name) : -1;
+        if (position >= 0) info.paramFields.set(field, position);
+        else if (!info.fields.has(field)) info.fields.set(field, expression.right);
+      }
+    } else if (member.type === 'MethodDefinition' && value) {
+      const table = member.kind === 'get' ? info.getters : member.static ? info.statics : info.methods;
+      if (member.kind !== 'set' && !table.has(key)) table.set(key, value);
+      methodClasses.set(value, info);
+    } else if (member.type === 'PropertyDefinition' && value) {
+      if (isFunction(value)) {
+        (member.static ? info.statics : info.methods).set(key, value);
+        methodClasses.set(value, info);
+      } else if (!member.static) info.fields.set(key, member.value);
+    }
+  }
+  return info;
+}
+
+/** tsc's decorator output `X = __decorate([…, __metadata("design:paramtypes", [A, B])], X)`: the constructor's types. */
+function decoratedParamTypes(expression: AstNode, index: FileIndex): void {
+  const right = unwrap(expression.right);
+  const target = expression.left.type === 'Identifier' ? index.classes.get(expression.left.name) : undefined;
+  const callee = right?.type === 'CallExpression' ? unwrap(right.callee) : undefined;
+  const name = callee?.type === 'Identifier' ? callee.name : callee?.type === 'MemberExpression' ? memberName(callee) : undefined;
+  if (!target || !right || name !== '__decorate') return;
+  const decorators = unwrap(right.arguments[0]);
+  for (const decorator of decorators?.type === 'ArrayExpression' ? decorators.elements : []) {
+    const call = unwrap(decorator);
+    if (call?.type !== 'CallExpression' || call.arguments[0]?.value !== 'design:paramtypes') continue;
+    const types = unwrap(call.arguments[1]);
+    if (types?.type === 'ArrayExpression') types.elements.forEach((type: AstNode | null, position: number) => (target.paramTypes[position] ??= unwrap(type)));
+  }
 }
 
 const REQUIRE_WRAPPERS = new Set(['__toESM', '__importStar', '__importDefault', '_interopRequireDefault', '_interopRequireWildcard']);
@@ -75,6 +174,7 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
     exportedValues: new Map(),
     reExports: new Map(),
     starExports: [],
+    classes: new Map(),
   };
   const exportedLocals: Array<[string, string]> = [];
 
@@ -156,6 +256,7 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
         return;
       case 'ClassDeclaration':
       case 'ClassExpression':
+        if (statement.id?.name && !index.classes.has(statement.id.name)) index.classes.set(statement.id.name, classInfo(statement, statement.id.name, index));
         for (const member of statement.body.body) {
           const name = propertyName(member.key, member.computed);
           if (!name) continue;
@@ -171,7 +272,12 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
         for (const declarator of statement.declarations) {
           declare(declarator.id, declarator.init);
           const init = unwrap(declarator.init);
-          if (init?.type === 'ClassExpression') visitStatement(init, depth);
+          if (init?.type === 'ClassExpression') {
+            // `const Runner = class {}` and tsc's `let Runner = class Runner {}` (decorated classes): the variable names it.
+            const name = declarator.id.type === 'Identifier' ? declarator.id.name : undefined;
+            if (name && !index.classes.has(name)) index.classes.set(name, classInfo(init, name, index));
+            visitStatement(init, depth);
+          }
         }
         return;
       case 'ExpressionStatement': {
@@ -201,6 +307,9 @@ export function buildFileIndex(parsed: ParsedFile): FileIndex {
             }
           }
           if (left.type === 'Identifier') declare(left, expression.right);
+          // `X = __decorate(…)`, or tsc's `exports.X = X = __decorate(…)`
+          const decorated = left.type === 'Identifier' ? expression : unwrap(expression.right);
+          if (decorated?.type === 'AssignmentExpression' && decorated.left.type === 'Identifier') decoratedParamTypes(decorated, index);
         }
         return;
       }

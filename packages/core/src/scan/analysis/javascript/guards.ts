@@ -3,6 +3,7 @@
 // catalogue's (../catalog.ts).
 import type { AstNode } from './ast.js';
 import { memberName, unwrap, walk } from './ast.js';
+import { resolveCallee } from './callee.js';
 import type { FileIndex } from './file-index.js';
 import { staticString } from './file-index.js';
 
@@ -40,7 +41,9 @@ export class HelperCheckCache {
       const first = unwrap(node.arguments[0]);
       if (name === 'startsWith' && first?.type !== 'Literal' && checks.containment !== 'sound') checks.containment = endsWithSeparator(first, index) ? 'sound' : 'weak';
       if (name === 'startsWith' && staticString(first, index) === '-') checks.leadingDash = true;
-      if (name === 'relative' && callee?.object?.type === 'Identifier' && /path/i.test(callee.object.name)) checks.containment = 'sound';
+      // `path.relative(root, p)`, also tsc's `node_path_1.default.relative`
+      const pathModule = name === 'relative' && callee?.type === 'MemberExpression' ? resolveCallee(callee, index).module : undefined;
+      if (name === 'relative' && ((callee?.object?.type === 'Identifier' && /path/i.test(callee.object.name)) || pathModule === 'path')) checks.containment = 'sound';
       const inner = callee?.type === 'Identifier' && depth < 2 ? index.functions.get(callee.name) : undefined;
       const nested = inner && inner !== fn ? this.of(inner, index, depth + 1) : undefined;
       if (nested) {
@@ -90,4 +93,20 @@ export function removesAllButSafeCharacters(node: AstNode | undefined): boolean 
   if (!regex || !regex.flags.includes('g')) return false;
   const match = /^\[\^([^\]]*)\][+*]?$/.exec(regex.pattern);
   return match !== null && match[1] !== undefined && !/[./\\;&|`$<>'"\s]|\\[sSWD]/.test(match[1].replace(/\\[wd-]/g, ''));
+}
+
+/** `encodeURIComponent(x)`: its result has no `/` or `\`, but `..` and `.` survive it. */
+export function isEncodedComponent(node: AstNode | undefined): boolean {
+  const current = unwrap(node);
+  return current?.type === 'CallExpression' && unwrap(current.callee)?.type === 'Identifier' && unwrap(current.callee)?.name === 'encodeURIComponent';
+}
+
+/**
+ * Whether constant text beside an encoded value, in the same path segment, keeps that segment from being `..` or `.`:
+ * `before` is the text just before it (its last segment counts), `after` the text just after it (its first segment).
+ */
+export function namesOneFile(before: string | undefined, after: string | undefined): boolean {
+  const tail = before === undefined ? '' : (before.split(/[\\/]/).pop() ?? '');
+  const head = after === undefined ? '' : (after.split(/[\\/]/)[0] ?? '');
+  return /[^.]/.test(tail) || /[^.]/.test(head);
 }

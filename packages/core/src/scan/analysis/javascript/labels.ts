@@ -9,7 +9,7 @@ export type Origin =
    * of which only the data parts (query, body, params, headers, url …) carry the client's input; `detail` is the
    * expression as written (`req.query.command`).
    */
-  | { kind: 'http-request'; detail: string; container: boolean }
+  | { kind: 'http-request'; detail: string; container: boolean; honoContext?: boolean }
   /** What a server the package talks to answered (`detail` names the call that returned it). */
   | { kind: 'remote-response'; detail: string }
   // One operator-set environment variable (`process.env.API_URL`): never reported, but a URL that starts with it has a
@@ -136,7 +136,10 @@ const MAX_DETAIL = 60;
 function requestMember(label: Label, origin: Extract<Origin, { kind: 'http-request' }>, key: string | undefined): Label | undefined {
   const detail = key === undefined || origin.detail.length >= MAX_DETAIL ? origin.detail : `${origin.detail}.${key}`;
   if (!origin.container) return { ...label, origin: { ...origin, detail } };
-  if (key !== undefined && REQUEST_HOLDERS.has(key)) return { ...label, origin: { ...origin, detail } };
+  const { honoContext, ...request } = origin;
+  // Hono's `c.get('user')` / `c.var.user` read what middleware stored on the context, not what the client sent.
+  if (honoContext && (key === 'get' || key === 'var')) return undefined;
+  if (key !== undefined && REQUEST_HOLDERS.has(key)) return { ...label, origin: { ...request, detail } };
   if (key !== undefined && REQUEST_DATA.has(key)) return { ...label, origin: { kind: 'http-request', detail, container: false } };
   return undefined;
 }

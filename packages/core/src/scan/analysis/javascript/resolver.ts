@@ -2,7 +2,7 @@
 // handlers, exported singletons and tool objects, and methods of the package's classes by name.
 import type { AstNode } from './ast.js';
 import { isFunction, memberName, objectProperty, unwrap } from './ast.js';
-import type { ImportBinding } from './file-index.js';
+import type { ClassInfo, ImportBinding } from './file-index.js';
 import { resolveRelativeImport } from './file-index.js';
 import type { FileContext, Scope } from './scope.js';
 
@@ -82,16 +82,31 @@ export class CallResolver {
     if (BUILTIN_METHODS.has(name)) return [];
     if (!this.methodOwners) {
       this.methodOwners = new Map();
+      const add = (method: string, fn: AstNode, file: FileContext): void => {
+        const owners = this.methodOwners?.get(method) ?? [];
+        if (!owners.some((owner) => owner.fn === fn)) owners.push({ fn, file });
+        this.methodOwners?.set(method, owners);
+      };
       for (const owner of this.files.values()) {
-        for (const [method, fn] of owner.index.methods) {
-          const owners = this.methodOwners.get(method) ?? [];
-          owners.push({ fn, file: owner });
-          this.methodOwners.set(method, owners);
-        }
+        // Every class's own methods (two classes of one file each count), then methods of unnamed classes.
+        for (const info of owner.index.classes.values()) for (const [method, fn] of info.methods) add(method, fn, owner);
+        for (const [method, fn] of owner.index.methods) add(method, fn, owner);
       }
     }
     const owners = this.methodOwners.get(name) ?? [];
     return owners.length <= MAX_IMPLEMENTATIONS ? owners : [];
+  }
+
+  /** A class a relative module exports under `name` (through barrels too). */
+  exportedClass(name: string, source: string, from: FileContext): { info: ClassInfo; file: FileContext } | undefined {
+    const found = this.exportedFrom(from, source, name, 0);
+    return found?.cls ? { info: found.cls, file: found.file } : undefined;
+  }
+
+  /** The expression a relative module exports under `name` (`export const client = new Client()`). */
+  exportedValue(name: string, source: string, from: FileContext): { node: AstNode; file: FileContext } | undefined {
+    const found = this.exportedFrom(from, source, name, 0);
+    return found?.value ? { node: found.value, file: found.file } : undefined;
   }
 
   private importedFunction(source: string, name: string, file: FileContext): Target | undefined {
@@ -121,13 +136,15 @@ export class CallResolver {
     source: string,
     name: string,
     depth: number,
-  ): { fn?: AstNode; value?: AstNode; file: FileContext } | undefined {
+  ): { fn?: AstNode; value?: AstNode; cls?: ClassInfo; file: FileContext } | undefined {
     if (!source.startsWith('.') || depth > 4) return undefined;
     const target = this.resolveImport(from.index.parsed.file.path, source);
     if (!target) return undefined;
     const { index } = target;
     const fn = index.exports.get(name) ?? index.functions.get(name);
     if (fn) return { fn, file: target };
+    const cls = index.classes.get(name);
+    if (cls) return { cls, file: target };
     const value = index.exportedValues.get(name);
     if (value) return { value: unwrap(value), file: target };
     const named = index.reExports.get(name);

@@ -2,6 +2,7 @@
 // functions, conditions and constants of a scope.
 import type { ToolHandler } from '../../extract/mcp-sdk.js';
 import type { AstNode } from './ast.js';
+import type { Instance } from './classes.js';
 import type { FileIndex } from './file-index.js';
 import type { RequestHandler } from './http.js';
 import type { Taint } from './labels.js';
@@ -25,6 +26,8 @@ export class Scope {
   readonly conditions = new Map<string, AstNode>();
   /** Local constants with a known text (`const command = "kubectl"`), for the sinks that care which program runs. */
   readonly constants = new Map<string, string>();
+  /** The class instance a local holds (`const ev = new Evaluator()`, a typed parameter); null: declared, not known. */
+  readonly instances = new Map<string, Instance | null>();
   /** Some variable of this scope holds a tainted value. */
   tainted = false;
   constructor(readonly parent?: Scope) {}
@@ -75,6 +78,15 @@ export class Scope {
     for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
       const condition = scope.conditions.get(name);
       if (condition) return condition;
+    }
+    return undefined;
+  }
+
+  /** The instance a name holds: undefined when no scope here declares it (a module-level or imported name). */
+  findInstance(name: string): Instance | null | undefined {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const instance = scope.instances.get(name);
+      if (instance !== undefined) return instance;
     }
     return undefined;
   }

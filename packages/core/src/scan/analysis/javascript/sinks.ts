@@ -1,4 +1,4 @@
-import { classifyArgv, isOptionSensitive, linkPreviewsOn, OPENER_PACKAGES, programName, type ArgvRole } from '../catalog.js';
+import { classifyArgv, INSTANCE_COMMAND_SINKS, isOptionSensitive, linkPreviewsOn, OPENER_PACKAGES, programName, type ArgvRole } from '../catalog.js';
 import type { SinkKind } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { objectProperty, propertyName, unwrap } from './ast.js';
@@ -359,4 +359,26 @@ export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex, t
     }
   }
   return [];
+}
+
+/**
+ * The dangerous arguments of a method called on an instance of a library class (see catalog.ts
+ * `INSTANCE_COMMAND_SINKS`). The command is an argv whose first element is the program: a literal list is classified
+ * element by element like a spawn argv; a list built elsewhere carries its program, so it is the program.
+ */
+export function instanceSinks(module: string, className: string, method: string, call: AstNode, textOf: TextOf): SinkArgument[] {
+  const entry = INSTANCE_COMMAND_SINKS.find((sink) => sink.module === module && sink.className === className && sink.method === method);
+  const argument = entry && unwrap(call.arguments[entry.argument]);
+  const command = entry?.property === undefined ? argument : unwrap(objectProperty(argument, entry.property));
+  if (!command) return [];
+  if (command.type !== 'ArrayExpression') return [{ kind: 'command', node: command, shell: false, role: 'program' }];
+  const elements = (command.elements as Array<AstNode | null>).map((element) => (element?.type === 'SpreadElement' ? element.argument : element));
+  const texts = elements.map((element) => (element ? textOf(element) : undefined));
+  const roles = classifyArgv(texts);
+  const named = texts[0] === undefined ? {} : { program: programName(texts[0]) };
+  return elements.flatMap((element, position): SinkArgument[] => {
+    const role = roles[position] ?? 'operand';
+    if (!element) return [];
+    return [{ kind: 'command', node: element, shell: role === 'shell-code', role, ...named, ...(role === 'operand' && { sanitizers: ['execFile-argv'] }) }];
+  });
 }

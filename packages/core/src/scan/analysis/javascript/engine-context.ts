@@ -1,0 +1,112 @@
+// What the JS/TS taint pass shares between its layers (functions.ts → guard-detection.ts → statements.ts →
+// expressions.ts → taint.ts): the analysis context of a function body, sink sites, summaries, and the small
+// predicates more than one layer uses.
+import type { ArgvRole } from '../catalog.js';
+import type { FlowStep, SinkKind, SourceLocation, ToolDefinition } from '../../model.js';
+import type { AstNode } from './ast.js';
+import { offsetsOf, unwrap, wordsPattern } from './ast.js';
+import type { RequestHandler } from './http.js';
+import { exportedRequestHandlers } from './http.js';
+import type { Instance } from './classes.js';
+import type { Label } from './labels.js';
+import type { FileContext, Scope } from './scope.js';
+
+export const FUNCTION_BUDGET = 25_000;
+
+export interface SinkSite {
+  kind: SinkKind;
+  callee: string;
+  location: SourceLocation;
+  snippet: string;
+  shell?: boolean;
+  target?: string;
+  isUrl: boolean;
+  sanitizers: readonly string[];
+  role?: ArgvRole;
+  program?: string;
+  embeds?: boolean;
+  linkPreviews?: boolean;
+}
+
+/** A recognised check: the sanitizer it stands for, and for a check that does not hold, where it is (shown in the flow). */
+export interface Guard {
+  name: string;
+  step?: FlowStep;
+}
+
+export interface Summary {
+  sinks: Array<{ param: number; path?: string; site: SinkSite; label: Label }>;
+  returns: Label[];
+}
+
+/**
+ * Text that may start a non-tool origin inside a function: the whole environment, home-directory credential paths,
+ * run-time decoding. A function without any of these (and without a handler inside) analysed with clean inputs cannot
+ * produce a flow, so the pass skips it; in bundles that is most of the inlined third-party code.
+ */
+const SOURCE_WORDS = wordsPattern([
+  'process.env', 'homedir', 'HOME', 'USERPROFILE', '.ssh', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', '.aws', 'gcloud',
+  'npmrc', 'pypirc', 'git-credentials', 'netrc', '.docker', '.kube', '.env', 'eychain', 'Cookies', 'Login Data',
+  'Local State', 'Chrome', 'Firefox', 'mozilla', 'Brave', '_history', 'pgpass', 'wallet', 'gnupg', 'solana', 'base64',
+  'hex', 'atob', 'fromCharCode', 'createServer', 'serve(', 'callTool', 'readResource', 'getPrompt', 'redirectToAuthorization',
+  'discoverOAuth', 'discoverAuthorization', 'startAuthorization',
+]);
+/**
+ * The words above, and route registrations (`app.get('/x', …)`, `server.on('request', …)`) where request handlers
+ * hide inside other functions: one pass over the text.
+ */
+const SOURCE_HINTS = new RegExp(`${SOURCE_WORDS.source}|\\.(?:get|post|put|patch|delete|all|options|head|use|route)\\(\\s*['"\`]\\/|\\.on\\(\\s*['"]request['"]`, 'g');
+
+export interface Ctx {
+  file: FileContext;
+  scope: Scope;
+  /** Origin key → guards seen so far. Copied on first write, so a callee never leaks guards to its caller. */
+  guards: Map<string, readonly Guard[]>;
+  ownGuards: boolean;
+  returns: Label[];
+  currentTool?: string;
+  /** The class `this` is an instance of (in its methods and the arrow functions inside them). */
+  self?: Instance;
+  summary?: Summary;
+  budget: { left: number };
+  /** Inside a handler, a summary or a function called with tainted arguments: nothing may be skipped. */
+  live: boolean;
+}
+
+/** A constant `scheme://host/` (path, query or fragment must follow) at the start of a URL: the host is not the model's choice. */
+export function hasFixedHost(prefix: string | undefined): boolean {
+  return prefix !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+[/?#]/i.test(prefix);
+}
+
+export const SENSITIVE_PATH =
+  /(^|[/\\])\.ssh([/\\]|$)|id_(rsa|dsa|ecdsa|ed25519)|\.aws[/\\]|\.aws$|\.config[/\\]gcloud|(^|[/\\])\.env(\.[a-z]+)?$|\.npmrc|\.pypirc|\.git-credentials|\.netrc|\.docker[/\\]config\.json|\.kube[/\\]config|Keychains|\.keychain|Login Data|Cookies$|Local State|[/\\]Google[/\\]Chrome|[/\\]\.mozilla|Firefox[/\\]Profiles|BraveSoftware|\.bash_history|\.zsh_history|\.pgpass|wallet\.dat|\.gnupg|solana[/\\]id\.json/i;
+
+export interface TaintOptions {
+  files: Map<string, FileContext>;
+  tools: readonly ToolDefinition[];
+}
+
+export function fileHints(file: FileContext): number[] {
+  const hints = offsetsOf(file.index.parsed.text, SOURCE_HINTS);
+  for (const fn of exportedHandlersOf(file).keys()) hints.push(fn.start);
+  const path = file.index.parsed.file.path;
+  for (const handler of file.handlers.values()) if (handler.tool.handlerId?.startsWith(`${path}:`)) hints.push(handler.node.start);
+  for (const dispatcher of file.dispatchers) hints.push(dispatcher.start);
+  return hints.sort((a, b) => a - b);
+}
+
+export function exportedHandlersOf(file: FileContext): Map<AstNode, RequestHandler> {
+  file.exportedHandlers ??= new Map(exportedRequestHandlers(file.index).map((handler) => [handler.fn, handler]));
+  return file.exportedHandlers;
+}
+
+export function rootIdentifier(node: AstNode): string | undefined {
+  let current = unwrap(node);
+  while (current?.type === 'MemberExpression') current = unwrap(current.object);
+  return current?.type === 'Identifier' ? current.name : undefined;
+}
+
+export function isHostish(node: AstNode, ctx: Ctx): boolean {
+  const text = ctx.file.index.parsed.text.slice(node.start, node.end);
+  return /host|origin|domain|url/i.test(text);
+}

@@ -1,0 +1,237 @@
+// The expression layer of the JS/TS taint pass: how taint moves through literals, templates, operators, objects,
+// members and assignments, where environment and credential-path sources start, and tagged templates (zx, SQL).
+import { argvElementGuard } from '../catalog.js';
+import type { AstNode } from './ast.js';
+import { isFunction, locationOf, memberName, propertyName, snippetOf, unwrap } from './ast.js';
+import type { Callee } from './callee.js';
+import { resolveCallee } from './callee.js';
+import { staticString } from './file-index.js';
+import { isEncodedComponent, namesOneFile } from './guards.js';
+import type { Taint } from './labels.js';
+import { CLEAN, CONFIG, embed, fixHost, mapTaint, member, newLabel, prefixed, sanitize, union } from './labels.js';
+import { staticPrefix } from './sinks.js';
+import { hasFixedHost, SENSITIVE_PATH, type Ctx, type SinkSite } from './engine-context.js';
+import { StatementAnalysis } from './statements.js';
+
+export abstract class ExpressionAnalysis extends StatementAnalysis {
+  /** `encodeURIComponent(…)` calls that name one file in a folder (see `namesOneFile`): a path sanitizer there. */
+  protected readonly encodedFileNames = new WeakSet<AstNode>();
+
+  protected abstract call(node: AstNode, ctx: Ctx): Taint;
+
+  /** `encodeURIComponent(name) + '.json'`, `'note-' + encodeURIComponent(name)`, also inside a longer `+` chain. */
+  private markEncodedFileName(node: AstNode, ctx: Ctx): void {
+    let leftLeaf = unwrap(node.left);
+    while (leftLeaf?.type === 'BinaryExpression' && leftLeaf.operator === '+') leftLeaf = unwrap(leftLeaf.right);
+    const right = unwrap(node.right);
+    const text = (part: AstNode | undefined) => staticString(part, ctx.file.index);
+    if (isEncodedComponent(leftLeaf) && namesOneFile(undefined, text(right))) this.encodedFileNames.add(leftLeaf as AstNode);
+    else if (isEncodedComponent(right) && namesOneFile(text(leftLeaf), undefined)) this.encodedFileNames.add(right as AstNode);
+  }
+
+  protected expr(node: AstNode | null | undefined, ctx: Ctx): Taint {
+    if (!node || ctx.budget.left <= 0) return CLEAN;
+    ctx.budget.left--;
+    switch (node.type) {
+      case 'Identifier':
+        return ctx.scope.lookup(node.name);
+      case 'Literal':
+        if (typeof node.value === 'string' && node.value.length < 300 && SENSITIVE_PATH.test(node.value)) {
+          return [newLabel({ kind: 'sensitive-path', detail: node.value })];
+        }
+        return CLEAN;
+      case 'TemplateLiteral': {
+        node.expressions.forEach((expression: AstNode, position: number) => {
+          // `${encodeURIComponent(name)}.json`: one file name in its folder.
+          if (isEncodedComponent(expression) && namesOneFile(node.quasis[position]?.value.cooked, node.quasis[position + 1]?.value.cooked)) this.encodedFileNames.add(unwrap(expression) as AstNode);
+        });
+        let taint: Taint = CLEAN;
+        let leading: Taint = CLEAN;
+        node.expressions.forEach((expression: AstNode, position: number) => {
+          const part = this.expr(expression, ctx);
+          if (position === 0) leading = part;
+          // Text or another value before it: the string cannot start with what this part holds.
+          taint = union(taint, position > 0 || node.quasis[0]?.value.cooked ? prefixed(part) : part);
+        });
+        const text = node.quasis.map((quasi: AstNode) => quasi.value.cooked ?? '').join('*');
+        if (node.expressions.length && text.length < 300 && SENSITIVE_PATH.test(text)) {
+          taint = union(taint, [newLabel({ kind: 'sensitive-path', detail: text.replace(/^\*/, '~') })]);
+        }
+        if (!taint.length) return taint;
+        const hasText = node.quasis.some((quasi: AstNode) => quasi.value.cooked) || node.expressions.length > 1;
+        const mixed = this.mixed(taint, node, hasText, ctx);
+        // `${API_URL}/repos/${x}`, `${this.baseUrl}/v2${path}`: when the expression before the first `/` or `?` is not
+        // the model's (a constant, the operator's environment, a client's base URL), the model fills the path, not
+        // the host. `${proto}//${host}` is excluded: there the host comes after.
+        const configuredBase =
+          node.quasis[0]?.value.cooked === '' &&
+          /^(\/(?!\/)|\?)/.test(node.quasis[1]?.value.cooked ?? '') &&
+          leading.every((label) => label.origin.kind === 'config' || label.hostFixed);
+        return configuredBase ? fixHost(mixed) : mixed;
+      }
+      case 'BinaryExpression': {
+        if (node.operator === '+') this.markEncodedFileName(node, ctx);
+        const left = this.expr(node.left, ctx);
+        const right = this.expr(node.right, ctx);
+        if (node.operator !== '+') return CLEAN;
+        const combined = this.mixed(union(left, prefixed(right)), node, true, ctx);
+        // `url + query` where `url` already starts with a fixed (or operator-configured) host: what follows cannot change it.
+        return left.length > 0 && left.every((label) => label.hostFixed || label.origin.kind === 'config') ? fixHost(combined) : combined;
+      }
+      case 'LogicalExpression':
+        return union(this.expr(node.left, ctx), this.expr(node.right, ctx));
+      case 'ConditionalExpression':
+        this.expr(node.test, ctx);
+        return union(this.expr(node.consequent, ctx), this.expr(node.alternate, ctx));
+      case 'AwaitExpression':
+      case 'SpreadElement':
+      case 'TSAsExpression':
+      case 'TSSatisfiesExpression':
+      case 'TSNonNullExpression':
+      case 'TSTypeAssertion':
+      case 'ParenthesizedExpression':
+      case 'ChainExpression':
+        return this.expr(node.expression ?? node.argument, ctx);
+      case 'YieldExpression':
+        return this.expr(node.argument, ctx);
+      case 'UnaryExpression':
+        this.expr(node.argument, ctx);
+        return CLEAN;
+      case 'UpdateExpression':
+        return CLEAN;
+      case 'SequenceExpression': {
+        let last: Taint = CLEAN;
+        for (const expression of node.expressions) last = this.expr(expression, ctx);
+        return last;
+      }
+      case 'ArrayExpression':
+        return this.listElements(node.elements, ctx);
+      case 'ObjectExpression': {
+        let taint: Taint = CLEAN;
+        for (const property of node.properties) {
+          if (property.type === 'SpreadElement') taint = union(taint, this.expr(property.argument, ctx));
+          else {
+            if (property.computed) this.expr(property.key, ctx);
+            const value = unwrap(property.value);
+            if (isFunction(value)) {
+              const params = property.computed ? [] : this.callbackParams(propertyName(property.key, false), value as AstNode, ctx.file);
+              this.analyzeFunction(value as AstNode, ctx.file, ctx.scope, params, this.inherit(ctx));
+            }
+            else {
+              const key = property.computed ? undefined : propertyName(property.key, false);
+              const stored = this.expr(property.value, ctx);
+              taint = union(taint, key === undefined ? stored : mapTaint(stored, (label) => ({ ...label, field: key })));
+            }
+          }
+        }
+        return taint;
+      }
+      case 'MemberExpression': {
+        const object = unwrap(node.object);
+        if (object?.type === 'Identifier' && object.name === 'process' && memberName(node) === 'env') {
+          return [newLabel({ kind: 'env', detail: 'process.env' }, [this.sourceStep(ctx.file, node, 'reads process.env', 'environment')])];
+        }
+        if (object?.type === 'MemberExpression' && unwrap(object.object)?.name === 'process' && memberName(object) === 'env') {
+          // One named variable (an API key sent to its own API) is normal; the whole environment is not.
+          return CONFIG;
+        }
+        const taint = this.expr(node.object, ctx);
+        if (node.computed) this.expr(node.property, ctx);
+        return member(taint, node.computed ? staticString(node.property, ctx.file.index) : memberName(node));
+      }
+      case 'AssignmentExpression': {
+        let value = this.expr(node.right, ctx);
+        const left = node.left;
+        if (left.type === 'Identifier' && node.operator === '+=' && value.length > 0) {
+          const previous = ctx.scope.lookup(left.name);
+          value = previous.length > 0 && previous.every((label) => label.hostFixed) ? fixHost(embed(value)) : embed(value);
+        }
+        if (left.type === 'Identifier') {
+          ctx.scope.assign(left.name, value);
+          const init = unwrap(node.right);
+          if (isFunction(init)) ctx.scope.functions.set(left.name, init as AstNode);
+        } else this.bind(left, value, ctx, true);
+        return value;
+      }
+      case 'ArrowFunctionExpression':
+      case 'FunctionExpression':
+        this.analyzeFunction(node, ctx.file, ctx.scope, [], this.inherit(ctx));
+        return CLEAN;
+      case 'ClassExpression':
+        this.classBody(node, ctx);
+        return CLEAN;
+      case 'CallExpression':
+      case 'NewExpression':
+        return this.call(node, ctx);
+      case 'TaggedTemplateExpression':
+        return this.taggedTemplate(node, ctx);
+      case 'ImportExpression': {
+        const taint = this.expr(node.source, ctx);
+        const callee: Callee = { name: 'import', display: 'import' };
+        this.sinkFlows([{ kind: 'code', node: node.source }], new Map([[node.source, taint]]), callee, node, ctx);
+        return CLEAN;
+      }
+      default:
+        return CLEAN;
+    }
+  }
+
+  /**
+   * The taint of list elements (an array literal, or what `push` adds), each marked with what its place proves against
+   * option injection should the list become an argv (after `--`, after an option that takes it as its value, or built
+   * with a constant start): see catalog.ts `argvElementGuard`.
+   */
+  protected listElements(elements: ReadonlyArray<AstNode | null>, ctx: Ctx, evaluated?: readonly Taint[]): Taint {
+    let taint: Taint = CLEAN;
+    const previous: Array<string | undefined> = [];
+    for (const [position, element] of elements.entries()) {
+      if (!element) continue;
+      const value = element.type === 'SpreadElement' ? element.argument : element;
+      const text = staticString(value, ctx.file.index);
+      let part = evaluated?.[position] ?? this.expr(element, ctx);
+      if (part.length) {
+        const guard = argvElementGuard(previous, text === undefined ? staticPrefix(value, ctx.file.index) : text);
+        if (guard) part = sanitize(part, guard);
+        taint = union(taint, part);
+      }
+      previous.push(element.type === 'SpreadElement' ? undefined : text);
+    }
+    return taint;
+  }
+
+  protected localConstant(node: AstNode | undefined, ctx: Ctx): string | undefined {
+    const current = unwrap(node);
+    return current?.type === 'Identifier' ? ctx.scope.findConstant(current.name) : undefined;
+  }
+
+  /** A value mixed into a string: embedded if there is other text, and host-fixed when a constant `scheme://host/` precedes it. */
+  protected mixed(taint: Taint, node: AstNode, hasText: boolean, ctx: Ctx): Taint {
+    let out = hasText ? embed(taint) : taint;
+    if (hasFixedHost(staticPrefix(node, ctx.file.index))) out = fixHost(out);
+    return out;
+  }
+
+  protected taggedTemplate(node: AstNode, ctx: Ctx): Taint {
+    let taint: Taint = CLEAN;
+    for (const expression of node.quasi.expressions) taint = union(taint, this.expr(expression, ctx));
+    const callee = resolveCallee(node.tag, ctx.file.index);
+    if (callee.name === '$' && (callee.module === 'zx' || callee.module === 'execa')) {
+      // zx quotes every interpolation; execa's $ splits the template into argv without a shell.
+      const site: SinkSite = {
+        kind: 'command',
+        callee: callee.display,
+        location: locationOf(ctx.file.index.parsed, node),
+        snippet: snippetOf(ctx.file.index.parsed, node),
+        shell: callee.module === 'zx',
+        isUrl: false,
+        sanitizers: [callee.module === 'zx' ? 'shell-escape' : 'execFile-argv'],
+      };
+      for (const label of taint) this.record(site, label, ctx);
+      return CLEAN;
+    }
+    if (/(^|\.)(sql|raw|queryRaw|executeRaw|\$queryRaw|\$executeRaw)$/i.test(callee.display) && !/unsafe/i.test(callee.display)) {
+      return sanitize(taint, 'parameterised-sql');
+    }
+    return embed(taint);
+  }
+}

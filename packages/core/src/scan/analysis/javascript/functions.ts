@@ -1,0 +1,340 @@
+// The base layer of the JS/TS taint pass: analysing a function body with its parameters bound, summarising helper
+// functions once (which parameters reach which sinks, what they return) and applying a summary at each call site, and
+// recording a TaintFlow when a value reaches a sink. The layers above add guards, statements, expressions and calls;
+// they call each other recursively, hence one class built in layers rather than separate objects.
+import { admitsLeadingDash, isRestrictivePattern, REMOTE_RESPONSE_SINKS, type SourceKind } from '../catalog.js';
+import type { FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
+import type { AstNode } from './ast.js';
+import { containsOffset, isFunction, lineOf, locationOf, memberName, snippetOf, unwrap } from './ast.js';
+import type { Callee } from './callee.js';
+import { HelperCheckCache } from './guards.js';
+import type { RequestHandler } from './http.js';
+import { REMOTE_CALLBACK_PARAMS } from './http.js';
+import type { Label, Taint } from './labels.js';
+import { CLEAN, mapTaint, MAX_STEPS, member, newLabel, originKey, significant, union, wholeKey } from './labels.js';
+import { CallResolver, type Target } from './resolver.js';
+import { ClassModel, type Instance, type MethodLookup } from './classes.js';
+import { annotatedType, methodClasses } from './file-index.js';
+import { Scope, type FileContext } from './scope.js';
+import type { SinkArgument } from './sinks.js';
+import { exportedHandlersOf, fileHints, FUNCTION_BUDGET, type Ctx, type SinkSite, type Summary, type TaintOptions } from './engine-context.js';
+
+/** The receiver of a method call: an instance, or the class itself for a static method. */
+export interface Receiver {
+  owner: Instance;
+  statics: boolean;
+}
+
+export abstract class FunctionAnalysis {
+  protected readonly flows = new Map<string, TaintFlow>();
+  protected readonly summaries = new Map<AstNode, Summary>();
+  protected readonly inProgress = new Set<AstNode>();
+  protected readonly helperChecks = new HelperCheckCache();
+  protected readonly toolParams = new Map<string, ToolDefinition>();
+
+  protected readonly resolver: CallResolver;
+  protected readonly classes: ClassModel;
+
+  constructor(protected readonly options: TaintOptions) {
+    for (const tool of options.tools) if (tool.kind === 'tool' && !this.toolParams.has(tool.name)) this.toolParams.set(tool.name, tool);
+    this.resolver = new CallResolver(options.files);
+    this.classes = new ClassModel(
+      options.files,
+      (name, source, from) => this.resolver.exportedClass(name, source, from),
+      (name, source, from) => this.resolver.exportedValue(name, source, from),
+    );
+  }
+
+  /** The function of the package a call goes to: through the class of its receiver when known, else see resolver.ts. */
+  protected resolveCall(calleeNode: AstNode, ctx: Ctx): Target | undefined {
+    const lookup = this.methodCall(calleeNode, this.receiverOf(calleeNode, ctx));
+    return lookup ? lookup.target : this.resolver.resolve(calleeNode, ctx.scope, ctx.file);
+  }
+
+  /** The class or instance a method is called on (`Helper.run`, `ev.evaluate`, `this.impl.run`), when it is known. */
+  protected receiverOf(calleeNode: AstNode, ctx: Ctx): Receiver | undefined {
+    const callee = unwrap(calleeNode);
+    if (callee?.type !== 'MemberExpression' || callee.computed) return undefined;
+    const object = unwrap(callee.object);
+    const named = object?.type === 'Identifier' || object?.type === 'MemberExpression' ? this.classes.classNamed(object, ctx.file) : undefined;
+    if (named?.kind === 'class') return { owner: named, statics: true };
+    const owner = this.classes.instanceOf(object, { file: ctx.file, scope: ctx.scope, ...(ctx.self && { self: ctx.self }) });
+    return owner && { owner, statics: false };
+  }
+
+  /** The method a call on a known package class reaches: undefined when the class is not known (or not the package's). */
+  protected methodCall(calleeNode: AstNode, receiver: Receiver | undefined): MethodLookup | undefined {
+    const name = receiver?.owner.kind === 'class' ? memberName(unwrap(calleeNode) as AstNode) : undefined;
+    if (name === undefined || receiver?.owner.kind !== 'class') return undefined;
+    const lookup = this.classes.methodOf(receiver.owner.info, name, receiver.statics ? 'statics' : 'methods');
+    // A base class outside the package may define it: then the call is as unknown as before.
+    return lookup.target || lookup.closed ? lookup : undefined;
+  }
+
+  protected abstract statements(statements: AstNode[], ctx: Ctx): void;
+  protected abstract expr(node: AstNode | null | undefined, ctx: Ctx): Taint;
+  protected abstract bind(pattern: AstNode, taint: Taint, ctx: Ctx, note: boolean): void;
+
+  // ─── Functions ────────────────────────────────────────────────────────────────────────────────
+
+  /** Analyses a function body; `params` binds parameter taint positionally. Returns what the function may return. */
+  protected analyzeFunction(fn: AstNode, file: FileContext, parent: Scope, params: Taint[], inherit: Partial<Ctx> = {}): Taint {
+    const handler = file.handlers.get(fn);
+    const exported = exportedHandlersOf(file).get(fn);
+    const live =
+      inherit.live === true ||
+      handler !== undefined ||
+      exported !== undefined ||
+      file.dispatchers.has(fn) ||
+      inherit.summary !== undefined ||
+      params.some(significant) ||
+      parent.anyTainted();
+    if (!live && !this.mayMatter(fn, file)) return CLEAN;
+    const scope = new Scope(parent);
+    const ctx: Ctx = {
+      file,
+      scope,
+      guards: inherit.guards ?? new Map(),
+      ownGuards: false,
+      returns: [],
+      budget: inherit.budget ?? { left: FUNCTION_BUDGET },
+      ...(inherit.currentTool !== undefined && { currentTool: inherit.currentTool }),
+      ...(inherit.summary && { summary: inherit.summary }),
+      live,
+    };
+    const owner = methodClasses.get(fn);
+    const self: Instance | undefined = owner ? { kind: 'class', info: owner, file } : fn.type === 'ArrowFunctionExpression' ? inherit.self : undefined;
+    if (self) ctx.self = self;
+    const paramNodes: AstNode[] = fn.params ?? [];
+    paramNodes.forEach((param, position) => {
+      // `client: DesignClient`, `constructor(private readonly git: GitClient)`: the parameter is an instance of that class.
+      const id = param.type === 'TSParameterProperty' ? param.parameter : param.type === 'AssignmentPattern' ? param.left : param;
+      if (id?.type === 'Identifier') {
+        const type = annotatedType(param);
+        scope.instances.set(id.name, (type && this.classes.classNamed(type, file)) ?? null);
+      }
+      let taint = params[position] ?? CLEAN;
+      if (handler && position === handler.argsParam) {
+        taint = union(taint, [newLabel({ kind: 'tool-input', tool: handler.tool.name }, [this.sourceStep(file, param, `input of tool \`${handler.tool.name}\``, 'tool-input')])]);
+      }
+      if (file.dispatchers.has(fn) && position === 0) taint = union(taint, [newLabel({ kind: 'request' }, [this.sourceStep(file, param, 'the tools/call request', 'tool-input')])]);
+      if (exported && position === exported.requestParam) taint = union(taint, this.requestTaint(param, exported, file));
+      this.bind(param, taint, ctx, false);
+    });
+    if (fn.body?.type === 'BlockStatement') {
+      this.hoist(fn.body.body, scope);
+      this.statements(fn.body.body, ctx);
+    } else if (fn.body) {
+      ctx.returns.push(...this.applyGuards(this.expr(fn.body, ctx), ctx));
+    }
+    return ctx.returns;
+  }
+
+  protected sourceStep(file: FileContext, node: AstNode, note: string, kind: SourceKind): FlowStep {
+    return { file: file.index.parsed.file.path, line: lineOf(file.index.parsed, node.start), note, kind };
+  }
+
+  /** The request (or framework context) parameter of a request handler. */
+  protected requestTaint(param: AstNode, handler: RequestHandler, file: FileContext): Taint {
+    const name = param.type === 'Identifier' ? param.name : 'request';
+    const hono = [...file.index.imports.values()].some((binding) => binding.source === 'hono' || binding.source.startsWith('hono/') || binding.source.startsWith('@hono/'));
+    const origin = { kind: 'http-request' as const, detail: name, container: true, ...(hono && { honoContext: true }) };
+    return [newLabel(origin, [this.sourceStep(file, param, `request to ${handler.route}`, 'http-request')])];
+  }
+
+  /** Parameters a library fills from a remote server (`redirectToAuthorization(url)`), by the method's name. */
+  protected callbackParams(name: string | undefined, fn: AstNode, file: FileContext): Taint[] {
+    const contract = name === undefined ? undefined : REMOTE_CALLBACK_PARAMS[name];
+    const param = contract === undefined ? undefined : (fn.params?.[contract.param] as AstNode | undefined);
+    if (!contract || !param) return [];
+    const params: Taint[] = [];
+    params[contract.param] = [newLabel({ kind: 'remote-response', detail: contract.what }, [this.sourceStep(file, param, `receives ${contract.what}`, 'remote-response')])];
+    return params;
+  }
+
+  /** Whether a function holds a possible source or a handler (binary search over the file's sorted hint offsets). */
+  protected mayMatter(fn: AstNode, file: FileContext): boolean {
+    file.hints ??= fileHints(file);
+    return containsOffset(file.hints, fn.start, fn.end);
+  }
+
+  /** Function declarations are visible before their statement: register them so calls resolve to them. */
+  protected hoist(statements: AstNode[], scope: Scope): void {
+    for (const statement of statements) {
+      const declaration = statement.type === 'ExportNamedDeclaration' || statement.type === 'ExportDefaultDeclaration' ? statement.declaration : statement;
+      if (declaration?.type === 'FunctionDeclaration' && declaration.id) scope.functions.set(declaration.id.name, declaration);
+      if (declaration?.type === 'VariableDeclaration') {
+        for (const declarator of declaration.declarations) {
+          const init = unwrap(declarator.init);
+          if (declarator.id.type === 'Identifier' && isFunction(init)) scope.functions.set(declarator.id.name, init as AstNode);
+        }
+      }
+    }
+  }
+
+  protected summaryOf(fn: AstNode, file: FileContext): Summary {
+    const cached = this.summaries.get(fn);
+    if (cached) return cached;
+    const summary: Summary = { sinks: [], returns: [] };
+    if (this.inProgress.has(fn)) return summary;
+    this.inProgress.add(fn);
+    const params: Taint[] = (fn.params ?? []).map((_: AstNode, index: number) => [newLabel({ kind: 'param', index })]);
+    summary.returns = [...this.analyzeFunction(fn, file, file.moduleScope, params, { summary })];
+    this.inProgress.delete(fn);
+    this.summaries.set(fn, summary);
+    return summary;
+  }
+
+  protected applySummary(summary: Summary, args: Taint[], call: AstNode, ctx: Ctx, target: FileContext, display: string): Taint {
+    const crossFile = target !== ctx.file;
+    const step: FlowStep = { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, call.start), note: `passed to ${display}()` };
+    const combine = (outer: Label, inner: Label): Label => ({
+      origin: outer.origin,
+      embedded: outer.embedded || inner.embedded,
+      sanitizers: inner.sanitizers.length ? [...new Set([...outer.sanitizers, ...inner.sanitizers])] : outer.sanitizers,
+      steps: [...outer.steps, step, ...inner.steps].slice(0, MAX_STEPS),
+      crossFile: outer.crossFile || inner.crossFile || crossFile,
+      realpath: outer.realpath || inner.realpath,
+      hostFixed: outer.hostFixed || inner.hostFixed,
+      ...((outer.prefixed || inner.prefixed) && { prefixed: true }),
+      // Where the callee stored the value in what it returns; else wherever the caller's value already sat.
+      ...((inner.field ?? outer.field) !== undefined && { field: inner.field ?? outer.field }),
+    });
+    const argument = (param: number, path: string | undefined): Taint => {
+      const taint = args[param] ?? CLEAN;
+      return path === undefined ? taint : member(taint, path);
+    };
+    for (const entry of summary.sinks) {
+      for (const outer of argument(entry.param, entry.path)) this.record(entry.site, combine(outer, entry.label), ctx);
+    }
+    let result: Taint = CLEAN;
+    for (const inner of summary.returns) {
+      if (inner.origin.kind === 'param') {
+        const origin = inner.origin;
+        result = union(result, argument(origin.index, origin.path).map((outer) => combine(outer, inner)));
+      } else {
+        result = union(result, [crossFile && !inner.crossFile ? { ...inner, crossFile: true } : inner]);
+      }
+    }
+    return result;
+  }
+
+  // ─── Flows ────────────────────────────────────────────────────────────────────────────────────
+
+  protected applyGuards(taint: Taint, ctx: Ctx): Taint {
+    if (ctx.guards.size === 0 || taint.length === 0) return taint;
+    return mapTaint(taint, (label) => {
+      // A check of the whole value (`url.protocol` of `url`) also covers the parts later read from it (`url.href`).
+      const whole = wholeKey(label.origin);
+      const guards = [...(ctx.guards.get(originKey(label.origin)) ?? []), ...(whole === undefined ? [] : (ctx.guards.get(whole) ?? []))];
+      if (guards.length === 0) return label;
+      const sanitizers = [...new Set([...label.sanitizers, ...guards.map((guard) => guard.name)])];
+      if (sanitizers.length === label.sanitizers.length) return label;
+      const checks = guards.flatMap((guard) => (guard.step && !label.sanitizers.includes(guard.name) ? [guard.step] : []));
+      return { ...label, sanitizers, ...(checks.length > 0 && { steps: [...label.steps, ...checks].slice(0, MAX_STEPS) }) };
+    });
+  }
+
+  protected record(site: SinkSite, raw: Label, ctx: Ctx): void {
+    const [label] = this.applyGuards([raw], ctx);
+    if (!label) return;
+    const origin = label.origin;
+    if (origin.kind === 'param') {
+      ctx.summary?.sinks.push({ param: origin.index, ...(origin.path !== undefined && { path: origin.path }), site, label });
+      return;
+    }
+    let kind = site.kind;
+    let flowOrigin: TaintFlow['origin'];
+    const sanitizers = new Set([...site.sanitizers, ...label.sanitizers]);
+    if (origin.kind === 'tool-input') {
+      const tool = origin.tool ?? ctx.currentTool;
+      flowOrigin = { kind: 'tool-input', ...(tool !== undefined && { tool }), ...(origin.param !== undefined && { param: origin.param }) };
+      const parameter = tool !== undefined ? this.toolParams.get(tool)?.parameters.find((p) => p.name === origin.param) : undefined;
+      if (parameter?.enum?.length) sanitizers.add('schema-enum');
+      if (parameter?.type === 'number' || parameter?.type === 'integer' || parameter?.type === 'boolean') sanitizers.add('numeric');
+      if (site.role === 'option' && label.prefixed) sanitizers.add('no-leading-dash');
+      if (parameter?.pattern !== undefined && isRestrictivePattern(parameter.pattern)) {
+        sanitizers.add('schema-pattern');
+        if (!admitsLeadingDash(parameter.pattern)) sanitizers.add('no-leading-dash');
+      }
+    } else if (origin.kind === 'http-request') {
+      flowOrigin = { kind: 'http-request', detail: origin.detail };
+    } else if (origin.kind === 'remote-response') {
+      if (!REMOTE_RESPONSE_SINKS.has(kind)) return;
+      flowOrigin = { kind: 'remote-response', detail: origin.detail };
+    } else if (origin.kind === 'env' || origin.kind === 'sensitive-file' || origin.kind === 'decoded-constant') {
+      if (kind === 'file-read' || kind === 'file-write' || kind === 'sql') return;
+      // Secrets embedded in a URL are a payload leaving the machine, not a choice of destination.
+      if (kind === 'network' && origin.kind !== 'decoded-constant') kind = 'network-send';
+      flowOrigin = { kind: origin.kind, detail: origin.detail.length > 200 ? origin.detail.slice(0, 200) : origin.detail };
+    } else return;
+    if (site.isUrl && label.hostFixed) sanitizers.add('fixed-host');
+    const flow: TaintFlow = {
+      sink: {
+        kind,
+        callee: site.callee,
+        location: site.location,
+        snippet: site.snippet,
+        ...(site.shell !== undefined && { shell: site.shell }),
+        ...(site.target !== undefined && { target: site.target }),
+        ...(site.role !== undefined && { role: site.role }),
+        ...(site.program !== undefined && { program: site.program }),
+        ...(site.linkPreviews && { linkPreviews: true }),
+      },
+      origin: flowOrigin,
+      composition: label.embedded || site.embeds ? 'embedded' : 'whole',
+      steps: [...label.steps],
+      sanitizers: [...sanitizers].sort(),
+      crossFile: label.crossFile,
+    };
+    const key = [
+      site.location.file, site.location.line, site.location.column, kind, flowOrigin.kind, flowOrigin.tool, flowOrigin.param,
+      // A request's data or a remote answer reaching a sink is one problem, whichever part or call it came through.
+      flowOrigin.kind === 'remote-response' || flowOrigin.kind === 'http-request' ? '' : flowOrigin.detail, flow.composition, site.role, site.linkPreviews,
+    ].join('|');
+    // Several paths to one sink from one origin: the flow is only as guarded as its least guarded path.
+    const existing = this.flows.get(key);
+    if (!existing) this.flows.set(key, flow);
+    else existing.sanitizers = existing.sanitizers.filter((name) => flow.sanitizers.includes(name));
+  }
+
+  protected sinkSite(sink: SinkArgument, callee: Callee, call: AstNode, ctx: Ctx): SinkSite {
+    const parsed = ctx.file.index.parsed;
+    return {
+      kind: sink.kind,
+      callee: callee.display,
+      location: locationOf(parsed, call),
+      snippet: snippetOf(parsed, call),
+      isUrl: sink.isUrl === true,
+      sanitizers: sink.sanitizers ?? [],
+      ...(sink.shell !== undefined && { shell: sink.shell }),
+      ...(sink.target !== undefined && { target: sink.target }),
+      ...(sink.role !== undefined && { role: sink.role }),
+      ...(sink.program !== undefined && { program: sink.program }),
+      ...(sink.embeds && { embeds: true }),
+      ...(sink.linkPreviews && { linkPreviews: true }),
+    };
+  }
+
+  protected sinkFlows(sinks: SinkArgument[], argTaints: Map<AstNode, Taint>, callee: Callee, call: AstNode, ctx: Ctx): void {
+    for (const sink of sinks) {
+      const taint = argTaints.get(sink.node) ?? this.expr(sink.node, ctx);
+      if (!taint.length) continue;
+      const site = this.sinkSite(sink, callee, call, ctx);
+      for (const label of taint) this.record(site, label, ctx);
+    }
+  }
+
+
+  protected inherit(ctx: Ctx): Partial<Ctx> {
+    return {
+      guards: ctx.guards,
+      budget: ctx.budget,
+      live: ctx.live,
+      ...(ctx.currentTool !== undefined && { currentTool: ctx.currentTool }),
+      ...(ctx.summary && { summary: ctx.summary }),
+      ...(ctx.self && { self: ctx.self }),
+    };
+  }
+
+}

@@ -1,0 +1,208 @@
+// The statement layer of the JS/TS taint pass: statements in source order (declarations, branches with their guards,
+// tool dispatch by `switch`/`if` on the tool name, loops, classes) and the binding of values to patterns.
+import type { AstNode } from './ast.js';
+import { isFunction, lineOf, memberName, propertyName, unwrap, walk } from './ast.js';
+import { staticString } from './file-index.js';
+import { CONDITION_TYPES, refuses } from './guards.js';
+import type { Taint } from './labels.js';
+import { addStep, CLEAN, mapTaint, member, union } from './labels.js';
+import { rootIdentifier, type Ctx } from './engine-context.js';
+import { GuardDetection } from './guard-detection.js';
+
+export abstract class StatementAnalysis extends GuardDetection {
+  protected statements(statements: AstNode[], ctx: Ctx): void {
+    for (const statement of statements) {
+      if (ctx.budget.left <= 0) return;
+      this.statement(statement, ctx);
+    }
+  }
+
+  protected statement(node: AstNode, ctx: Ctx): void {
+    ctx.budget.left--;
+    switch (node.type) {
+      case 'ExpressionStatement': {
+        this.expr(node.expression, ctx);
+        const expression = unwrap(node.expression);
+        const call = unwrap(expression?.type === 'AwaitExpression' ? expression.argument : expression);
+        if (call?.type === 'CallExpression' && this.isAssertion(call, ctx)) this.detectGuards(call, ctx, 0, true);
+        return;
+      }
+      case 'VariableDeclaration':
+        for (const declarator of node.declarations) {
+          const init = unwrap(declarator.init);
+          if (!init) continue;
+          if (isFunction(init) && declarator.id.type === 'Identifier') {
+            ctx.scope.functions.set(declarator.id.name, init);
+          }
+          if (declarator.id.type === 'Identifier' && CONDITION_TYPES.has(init.type)) ctx.scope.conditions.set(declarator.id.name, init);
+          const text = declarator.id.type === 'Identifier' && node.kind === 'const' ? staticString(init, ctx.file.index) : undefined;
+          if (text !== undefined) ctx.scope.constants.set(declarator.id.name, text);
+          this.bind(declarator.id, this.expr(declarator.init, ctx), ctx, true);
+          if (declarator.id.type === 'Identifier') {
+            ctx.scope.instances.set(declarator.id.name, this.classes.instanceOf(init, { file: ctx.file, scope: ctx.scope, ...(ctx.self && { self: ctx.self }) }) ?? null);
+          }
+        }
+        return;
+      case 'FunctionDeclaration':
+        if (node.id) ctx.scope.functions.set(node.id.name, node);
+        this.analyzeFunction(node, ctx.file, ctx.scope, [], { live: ctx.live });
+        return;
+      case 'ClassDeclaration':
+      case 'ClassExpression':
+        this.classBody(node, ctx);
+        return;
+      case 'ReturnStatement':
+        if (node.argument) ctx.returns.push(...this.applyGuards(this.expr(node.argument, ctx), ctx));
+        return;
+      case 'IfStatement': {
+        const tool = this.toolCase(node.test, ctx);
+        this.expr(node.test, ctx);
+        this.detectGuards(node.test, ctx, 0, refuses(node.consequent) || (node.alternate !== null && refuses(node.alternate)));
+        if (tool !== undefined) {
+          const previous = ctx.currentTool;
+          ctx.currentTool = tool;
+          this.statement(node.consequent, ctx);
+          ctx.currentTool = previous;
+        } else this.statement(node.consequent, ctx);
+        if (node.alternate) this.statement(node.alternate, ctx);
+        return;
+      }
+      case 'SwitchStatement': {
+        const discriminant = this.expr(node.discriminant, ctx);
+        const dispatch = discriminant.some((label) => label.origin.kind === 'tool-name');
+        for (const switchCase of node.cases) {
+          const previous = ctx.currentTool;
+          if (dispatch && switchCase.test) {
+            const name = staticString(switchCase.test, ctx.file.index);
+            if (name !== undefined) ctx.currentTool = name;
+          }
+          this.statements(switchCase.consequent, ctx);
+          ctx.currentTool = previous;
+        }
+        return;
+      }
+      case 'BlockStatement':
+        this.hoist(node.body, ctx.scope);
+        this.statements(node.body, ctx);
+        return;
+      case 'ForOfStatement':
+      case 'ForInStatement': {
+        let right = this.expr(node.right, ctx);
+        const left = node.left.type === 'VariableDeclaration' ? node.left.declarations[0]?.id : node.left;
+        // `for (const [name, value] of Object.entries(process.env)) if (/^npm_config_/.test(name)) …`: a variable
+        // picked by its name is one configuration value (like `process.env.X`), not the environment.
+        if (left?.type === 'ArrayPattern' && selectsEntriesByName(node, left)) right = mapTaint(right, (label) => (label.origin.kind === 'env' ? undefined : label));
+        if (left) this.bind(left, node.type === 'ForInStatement' ? CLEAN : right, ctx, true);
+        this.statement(node.body, ctx);
+        return;
+      }
+      case 'ForStatement':
+        if (node.init?.type === 'VariableDeclaration') this.statement(node.init, ctx);
+        else if (node.init) this.expr(node.init, ctx);
+        if (node.test) this.expr(node.test, ctx);
+        if (node.update) this.expr(node.update, ctx);
+        this.statement(node.body, ctx);
+        return;
+      case 'WhileStatement':
+      case 'DoWhileStatement':
+        this.expr(node.test, ctx);
+        this.statement(node.body, ctx);
+        return;
+      case 'TryStatement':
+        this.statement(node.block, ctx);
+        if (node.handler) {
+          if (node.handler.param) this.bind(node.handler.param, CLEAN, ctx, true);
+          this.statement(node.handler.body, ctx);
+        }
+        if (node.finalizer) this.statement(node.finalizer, ctx);
+        return;
+      case 'ThrowStatement':
+        this.expr(node.argument, ctx);
+        return;
+      case 'LabeledStatement':
+        this.statement(node.body, ctx);
+        return;
+      case 'ExportNamedDeclaration':
+        if (node.declaration) this.statement(node.declaration, ctx);
+        return;
+      case 'ExportDefaultDeclaration':
+        if (node.declaration.type === 'FunctionDeclaration' || node.declaration.type === 'ClassDeclaration') this.statement(node.declaration, ctx);
+        else this.expr(node.declaration, ctx);
+        return;
+      default:
+        return;
+    }
+  }
+
+  protected classBody(node: AstNode, ctx: Ctx): void {
+    for (const element of node.body.body) {
+      if (element.type === 'MethodDefinition' && element.value) {
+        const params = this.callbackParams(propertyName(element.key, element.computed), element.value, ctx.file);
+        this.analyzeFunction(element.value, ctx.file, ctx.scope, params, { live: ctx.live });
+      } else if (element.type === 'PropertyDefinition' && element.value) {
+        this.expr(element.value, ctx);
+      } else if (element.type === 'StaticBlock') {
+        this.statements(element.body, ctx);
+      }
+    }
+  }
+
+  protected bind(pattern: AstNode, taint: Taint, ctx: Ctx, note: boolean): void {
+    switch (pattern.type) {
+      case 'Identifier': {
+        const stepped = note && taint.length
+          ? addStep(taint, { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, pattern.start), note: `assigned to ${pattern.name}` })
+          : taint;
+        ctx.scope.declare(pattern.name, stepped);
+        return;
+      }
+      case 'ObjectPattern':
+        for (const property of pattern.properties) {
+          if (property.type === 'RestElement') this.bind(property.argument, taint, ctx, note);
+          else this.bind(property.value, member(taint, propertyName(property.key, property.computed)), ctx, note);
+        }
+        return;
+      case 'ArrayPattern':
+        for (const element of pattern.elements) if (element) this.bind(element.type === 'RestElement' ? element.argument : element, taint, ctx, note);
+        return;
+      case 'AssignmentPattern':
+        this.bind(pattern.left, union(taint, this.expr(pattern.right, ctx)), ctx, note);
+        return;
+      case 'RestElement':
+        this.bind(pattern.argument, taint, ctx, note);
+        return;
+      case 'TSParameterProperty':
+        this.bind(pattern.parameter, taint, ctx, note);
+        return;
+      case 'MemberExpression': {
+        // `options.body = data` taints the object it is stored in.
+        const base = rootIdentifier(pattern);
+        if (base && taint.length) ctx.scope.assign(base, taint);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}
+
+/** A loop over `Object.entries(x)` whose body tests the entry's name (`.test(name)`, `.exec(name)`, `name === …`). */
+function selectsEntriesByName(loop: AstNode, pattern: AstNode): boolean {
+  const source = unwrap(loop.right);
+  const callee = source?.type === 'CallExpression' ? unwrap(source.callee) : undefined;
+  const key = pattern.elements[0];
+  if (callee?.type !== 'MemberExpression' || memberName(callee) !== 'entries' || key?.type !== 'Identifier') return false;
+  let tested = false;
+  walk(loop.body, (node) => {
+    if (tested) return false;
+    const uses = (arg: AstNode | undefined) => unwrap(arg)?.type === 'Identifier' && unwrap(arg)?.name === key.name;
+    if (node.type === 'CallExpression') {
+      const method = unwrap(node.callee)?.type === 'MemberExpression' ? memberName(unwrap(node.callee) as AstNode) : undefined;
+      if ((method === 'test' || method === 'exec' || method === 'match') && node.arguments.some(uses)) tested = true;
+      if ((method === 'startsWith' || method === 'endsWith' || method === 'match') && uses(unwrap(node.callee)?.object)) tested = true;
+    }
+    if (node.type === 'BinaryExpression' && /^[!=]==?$/.test(node.operator) && (uses(node.left) || uses(node.right))) tested = true;
+    return !tested;
+  });
+  return tested;
+}
