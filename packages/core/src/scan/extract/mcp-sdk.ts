@@ -262,11 +262,15 @@ function collectArray(node: AstNode | undefined, index: FileIndex, locals: Local
   }
 }
 
-function requestSchemaName(node: AstNode | undefined): string {
+/** SDK v2 registers low-level handlers by method string (`'tools/call'`); v1 by schema object (`CallToolRequestSchema`). */
+const METHOD_SCHEMAS: Record<string, string> = { 'tools/call': 'CallTool', 'tools/list': 'ListTools', 'prompts/list': 'ListPrompts' };
+
+function requestSchemaName(node: AstNode | undefined, index: FileIndex): string {
   const current = unwrap(node);
   if (current?.type === 'Identifier') return current.name;
   if (current?.type === 'MemberExpression') return memberName(current) ?? '';
-  return '';
+  const method = staticString(current, index);
+  return method === undefined ? '' : (METHOD_SCHEMAS[method] ?? '');
 }
 
 const HIGH_LEVEL_METHODS = new Set(['registerTool', 'tool', 'registerPrompt', 'prompt', 'registerResource', 'resource']);
@@ -425,7 +429,7 @@ function extractInstructions(node: AstNode, index: FileIndex, extraction: Extrac
 }
 
 function extractLowLevel(args: AstNode[], index: FileIndex, extraction: Extraction): void {
-  const schemaName = requestSchemaName(args[0]);
+  const schemaName = requestSchemaName(args[0], index);
   const handler = resolveFunction(args[1], index);
   if (!handler) return;
   if (/CallTool/.test(schemaName)) {

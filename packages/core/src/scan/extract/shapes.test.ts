@@ -1,0 +1,60 @@
+// Every TypeScript/JavaScript server shape of docs/coverage.md, as fixture servers in source and built form: the tools
+// and their descriptions are extracted, and the handler of the poisoned tool is linked to its dataflow (the shell
+// injection is reported against that tool). Each poisoned server has a clean look-alike of the same shape.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { scanWorkspace } from '../engine.js';
+import type { ScanReport } from '../model.js';
+
+const serversRoot = fileURLToPath(new URL('../../../../../fixtures/servers/', import.meta.url));
+
+async function scan(fixture: string): Promise<ScanReport> {
+  const root = path.join(serversRoot, fixture);
+  return scanWorkspace({ target: { kind: 'directory', input: root, path: root }, root, name: fixture, dispose: async () => {} }, { mode: 'fast' });
+}
+
+interface Shape {
+  /** Fixture folders: the poisoned server and its clean look-alike. */
+  poisoned: string;
+  clean: string;
+  /** Tool name → a part of its description, as the model will read it. */
+  tools: Record<string, string>;
+  /** The tool whose handler builds a shell command from its input, and the file of the sink. */
+  injected: { tool: string; param: string; file: string };
+}
+
+const SHAPES: Shape[] = [
+  {
+    poisoned: 'poisoned-sdk2-lowlevel-ts',
+    clean: 'clean-sdk2-lowlevel-ts',
+    tools: { repo_log: 'Show the commit history', repo_blame: 'who last changed', repo_branches: 'local branches' },
+    injected: { tool: 'repo_log', param: 'path', file: 'src/git.ts' },
+  },
+  {
+    poisoned: 'poisoned-sdk2-lowlevel-dist',
+    clean: 'clean-sdk2-lowlevel-dist',
+    tools: { repo_log: 'Show the commit history', repo_blame: 'who last changed', repo_branches: 'local branches' },
+    injected: { tool: 'repo_log', param: 'path', file: 'dist/git.js' },
+  },
+];
+
+describe.each(SHAPES)('server shape $poisoned', (shape) => {
+  test('the poisoned server: tools, descriptions and the handler\'s shell injection', async () => {
+    const report = await scan(shape.poisoned);
+    const tools = report.tools.filter((tool) => tool.kind === 'tool');
+    expect(tools.map((tool) => tool.name).sort()).toEqual(Object.keys(shape.tools).sort());
+    for (const [name, part] of Object.entries(shape.tools)) expect(tools.find((tool) => tool.name === name)?.description).toContain(part);
+    const injections = report.findings.filter((finding) => finding.ruleId === 'command-injection');
+    expect(injections.map((finding) => [finding.location?.file, finding.severity])).toContainEqual([shape.injected.file, 'critical']);
+    expect(injections.map((finding) => finding.message).join('\n')).toContain(`parameter \`${shape.injected.param}\` of tool \`${shape.injected.tool}\``);
+    // The poisoned description is read as such, not only the code.
+    expect(report.findings.some((finding) => finding.tool?.name === shape.injected.tool && finding.tool.field === 'description')).toBe(true);
+  });
+
+  test('its clean look-alike: the same tools, no finding at medium or above', async () => {
+    const report = await scan(shape.clean);
+    expect(report.tools.filter((tool) => tool.kind === 'tool').map((tool) => tool.name).sort()).toEqual(Object.keys(shape.tools).sort());
+    expect(report.findings.filter((finding) => ['critical', 'high', 'medium'].includes(finding.severity)).map((finding) => finding.message)).toEqual([]);
+  });
+});
