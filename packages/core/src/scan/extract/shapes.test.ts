@@ -22,6 +22,8 @@ interface Shape {
   tools: Record<string, string>;
   /** The tool whose handler builds a shell command from its input, and the file of the sink. */
   injected: { tool: string; param: string; file: string };
+  /** The tool whose description carries the hidden instructions. */
+  poisonedTool: string;
 }
 
 const SHAPES: Shape[] = [
@@ -30,12 +32,29 @@ const SHAPES: Shape[] = [
     clean: 'clean-sdk2-lowlevel-ts',
     tools: { repo_log: 'Show the commit history', repo_blame: 'who last changed', repo_branches: 'local branches' },
     injected: { tool: 'repo_log', param: 'path', file: 'src/git.ts' },
+    poisonedTool: 'repo_log',
   },
   {
     poisoned: 'poisoned-sdk2-lowlevel-dist',
     clean: 'clean-sdk2-lowlevel-dist',
     tools: { repo_log: 'Show the commit history', repo_blame: 'who last changed', repo_branches: 'local branches' },
     injected: { tool: 'repo_log', param: 'path', file: 'dist/git.js' },
+    poisonedTool: 'repo_log',
+  },
+  {
+    poisoned: 'poisoned-mcp-framework-ts',
+    clean: 'clean-mcp-framework-ts',
+    tools: { read_note: 'Read one note', search_notes: 'Full-text search', list_notes: 'List the names' },
+    injected: { tool: 'search_notes', param: 'query', file: 'src/tools/SearchNotesTool.ts' },
+    poisonedTool: 'read_note',
+  },
+  {
+    // tsc with target ES2020: the class fields become `this.name = …` in the constructor.
+    poisoned: 'poisoned-mcp-framework-dist',
+    clean: 'clean-mcp-framework-dist',
+    tools: { read_note: 'Read one note', search_notes: 'Full-text search', list_notes: 'List the names' },
+    injected: { tool: 'search_notes', param: 'query', file: 'dist/tools/SearchNotesTool.js' },
+    poisonedTool: 'read_note',
   },
 ];
 
@@ -49,7 +68,7 @@ describe.each(SHAPES)('server shape $poisoned', (shape) => {
     expect(injections.map((finding) => [finding.location?.file, finding.severity])).toContainEqual([shape.injected.file, 'critical']);
     expect(injections.map((finding) => finding.message).join('\n')).toContain(`parameter \`${shape.injected.param}\` of tool \`${shape.injected.tool}\``);
     // The poisoned description is read as such, not only the code.
-    expect(report.findings.some((finding) => finding.tool?.name === shape.injected.tool && finding.tool.field === 'description')).toBe(true);
+    expect(report.findings.some((finding) => finding.tool?.name === shape.poisonedTool && finding.tool.field === 'description')).toBe(true);
   });
 
   test('its clean look-alike: the same tools, no finding at medium or above', async () => {

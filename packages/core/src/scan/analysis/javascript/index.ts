@@ -5,6 +5,7 @@ import { fastMcpVisitor } from '../../extract/fastmcp-ts.js';
 import type { Extraction, FileVisitor, ToolHandler } from '../../extract/mcp-sdk.js';
 import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import { toolMapVisitor } from '../../extract/tool-maps.js';
+import { classToolVisitor } from '../../extract/class-tools.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
 import type { AstNode } from './ast.js';
 import { offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
@@ -18,7 +19,7 @@ import { TaintEngine } from './taint.js';
 // them needs no extractor.
 const TOOL_KEYWORDS = wordsPattern([
   'registerTool', 'registerPrompt', 'registerResource', 'tool(', 'prompt(', 'resource(', 'setRequestHandler', 'McpServer',
-  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:',
+  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:', 'Tool',
 ]);
 
 // Every code fact starts at one of these words (or at a long encoded literal): the fact finder only enters subtrees
@@ -53,7 +54,12 @@ export function extractTools(index: FileIndex, facts?: CodeFact[]): Extraction {
   const text = index.parsed.text;
   let offsets = offsetsOf(text, TOOL_KEYWORDS);
   const visitors: FileVisitor[] = [];
-  if (offsets.length > 0) visitors.push(mcpSdkVisitor(index, extraction), fastMcpVisitor(index, extraction), toolMapVisitor(index, extraction));
+  if (offsets.length > 0) visitors.push(
+      mcpSdkVisitor(index, extraction),
+      fastMcpVisitor(index, extraction),
+      toolMapVisitor(index, extraction),
+      classToolVisitor(index, extraction),
+    );
   if (facts) {
     visitors.push(factsVisitor(index, facts));
     offsets = factOffsets(text, offsets);
