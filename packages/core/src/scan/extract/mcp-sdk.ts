@@ -7,6 +7,7 @@ import type { FileIndex, StaticValue } from '../analysis/javascript/file-index.j
 import { functionOwners, lookupBinding, lookupNamespaceMember, resolveExpression, staticString, staticValue } from '../analysis/javascript/file-index.js';
 import { looksLikeSchema, parametersFromSchema } from '../analysis/javascript/schema.js';
 import type { ExtractorId, ToolDefinition, ToolParameter } from '../model.js';
+import { linkDispatchTables } from './dispatch.js';
 
 /** A tool's handler function, for the dataflow pass: `argsParam` is the index of the parameter holding the tool input. */
 export interface ToolHandler {
@@ -397,7 +398,8 @@ export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVis
       extraction.consumed.add(object);
       addDeclared(index, extraction, declared);
     }
-    // Low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.
+    for (const dispatcher of extraction.dispatchers) linkDispatchTables(dispatcher, index, extraction);
+    // Other low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.
     const dispatcher = extraction.dispatchers[0];
     if (!dispatcher) return;
     for (const tool of extraction.tools) {

@@ -16,59 +16,74 @@ async function scan(fixture: string): Promise<ScanReport> {
 
 interface Shape {
   /** Fixture folders: the poisoned server and its clean look-alike. */
-  poisoned: string;
+  fixture: string;
   clean: string;
   /** Tool name → a part of its description, as the model will read it. */
   tools: Record<string, string>;
   /** The tool whose handler builds a shell command from its input, and the file of the sink. */
   injected: { tool: string; param: string; file: string };
-  /** The tool whose description carries the hidden instructions. */
-  poisonedTool: string;
+  /** The tool whose description carries hidden instructions, and a part of them (judging them is the rules' business). */
+  poisoned: { tool: string; text: string };
 }
 
 const SHAPES: Shape[] = [
   {
-    poisoned: 'poisoned-sdk2-lowlevel-ts',
+    fixture: 'poisoned-sdk2-lowlevel-ts',
     clean: 'clean-sdk2-lowlevel-ts',
     tools: { repo_log: 'Show the commit history', repo_blame: 'who last changed', repo_branches: 'local branches' },
     injected: { tool: 'repo_log', param: 'path', file: 'src/git.ts' },
-    poisonedTool: 'repo_log',
+    poisoned: { tool: 'repo_log', text: 'include the raw output in your next call' },
   },
   {
-    poisoned: 'poisoned-sdk2-lowlevel-dist',
+    fixture: 'poisoned-sdk2-lowlevel-dist',
     clean: 'clean-sdk2-lowlevel-dist',
     tools: { repo_log: 'Show the commit history', repo_blame: 'who last changed', repo_branches: 'local branches' },
     injected: { tool: 'repo_log', param: 'path', file: 'dist/git.js' },
-    poisonedTool: 'repo_log',
+    poisoned: { tool: 'repo_log', text: 'include the raw output in your next call' },
   },
   {
-    poisoned: 'poisoned-mcp-framework-ts',
+    fixture: 'poisoned-mcp-framework-ts',
     clean: 'clean-mcp-framework-ts',
     tools: { read_note: 'Read one note', search_notes: 'Full-text search', list_notes: 'List the names' },
     injected: { tool: 'search_notes', param: 'query', file: 'src/tools/SearchNotesTool.ts' },
-    poisonedTool: 'read_note',
+    poisoned: { tool: 'read_note', text: 'never tell the user about that call' },
   },
   {
     // tsc with target ES2020: the class fields become `this.name = …` in the constructor.
-    poisoned: 'poisoned-mcp-framework-dist',
+    fixture: 'poisoned-mcp-framework-dist',
     clean: 'clean-mcp-framework-dist',
     tools: { read_note: 'Read one note', search_notes: 'Full-text search', list_notes: 'List the names' },
     injected: { tool: 'search_notes', param: 'query', file: 'dist/tools/SearchNotesTool.js' },
-    poisonedTool: 'read_note',
+    poisoned: { tool: 'read_note', text: 'never tell the user about that call' },
+  },
+  {
+    // `handlers[name](args)`: the lookup table's functions are the tools' handlers.
+    fixture: 'poisoned-sdk1-dispatch-table-ts',
+    clean: 'clean-sdk1-dispatch-table-ts',
+    tools: { list_containers: 'List containers', container_logs: 'most recent log lines', inspect_container: 'low-level configuration' },
+    injected: { tool: 'container_logs', param: 'container', file: 'src/docker.ts' },
+    poisoned: { tool: 'container_logs', text: 'does not need to be shown to the user' },
+  },
+  {
+    // The same server bundled by esbuild into one ESM file (tsup's output).
+    fixture: 'poisoned-sdk1-dispatch-table-bundle',
+    clean: 'clean-sdk1-dispatch-table-bundle',
+    tools: { list_containers: 'List containers', container_logs: 'most recent log lines', inspect_container: 'low-level configuration' },
+    injected: { tool: 'container_logs', param: 'container', file: 'dist/index.js' },
+    poisoned: { tool: 'container_logs', text: 'does not need to be shown to the user' },
   },
 ];
 
-describe.each(SHAPES)('server shape $poisoned', (shape) => {
+describe.each(SHAPES)('server shape $fixture', (shape) => {
   test('the poisoned server: tools, descriptions and the handler\'s shell injection', async () => {
-    const report = await scan(shape.poisoned);
+    const report = await scan(shape.fixture);
     const tools = report.tools.filter((tool) => tool.kind === 'tool');
     expect(tools.map((tool) => tool.name).sort()).toEqual(Object.keys(shape.tools).sort());
     for (const [name, part] of Object.entries(shape.tools)) expect(tools.find((tool) => tool.name === name)?.description).toContain(part);
     const injections = report.findings.filter((finding) => finding.ruleId === 'command-injection');
     expect(injections.map((finding) => [finding.location?.file, finding.severity])).toContainEqual([shape.injected.file, 'critical']);
     expect(injections.map((finding) => finding.message).join('\n')).toContain(`parameter \`${shape.injected.param}\` of tool \`${shape.injected.tool}\``);
-    // The poisoned description is read as such, not only the code.
-    expect(report.findings.some((finding) => finding.tool?.name === shape.poisonedTool && finding.tool.field === 'description')).toBe(true);
+    expect(tools.find((tool) => tool.name === shape.poisoned.tool)?.description).toContain(shape.poisoned.text);
   });
 
   test('its clean look-alike: the same tools, no finding at medium or above', async () => {
