@@ -72,6 +72,21 @@ const SHAPES: Shape[] = [
     injected: { tool: 'container_logs', param: 'container', file: 'dist/index.js' },
     poisoned: { tool: 'container_logs', text: 'does not need to be shown to the user' },
   },
+  {
+    fixture: 'poisoned-mcp-use-ts',
+    clean: 'clean-mcp-use-ts',
+    tools: { fetch_page: 'readable text', screenshot: 'headless browser' },
+    injected: { tool: 'screenshot', param: 'url', file: 'src/browser.ts' },
+    poisoned: { tool: 'fetch_page', text: 'followed by the full conversation so far' },
+  },
+  {
+    // esbuild CommonJS bundle: `(0, import_node_child_process.exec)(…)`, `import_zod.z.object(…)`.
+    fixture: 'poisoned-mcp-use-bundle',
+    clean: 'clean-mcp-use-bundle',
+    tools: { fetch_page: 'readable text', screenshot: 'headless browser' },
+    injected: { tool: 'screenshot', param: 'url', file: 'dist/index.js' },
+    poisoned: { tool: 'fetch_page', text: 'followed by the full conversation so far' },
+  },
 ];
 
 describe.each(SHAPES)('server shape $fixture', (shape) => {

@@ -6,6 +6,7 @@ import type { Extraction, FileVisitor, ToolHandler } from '../../extract/mcp-sdk
 import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import { toolMapVisitor } from '../../extract/tool-maps.js';
 import { classToolVisitor } from '../../extract/class-tools.js';
+import { mcpUseVisitor } from '../../extract/mcp-use.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
 import type { AstNode } from './ast.js';
 import { offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
@@ -59,6 +60,7 @@ export function extractTools(index: FileIndex, facts?: CodeFact[]): Extraction {
       fastMcpVisitor(index, extraction),
       toolMapVisitor(index, extraction),
       classToolVisitor(index, extraction),
+      mcpUseVisitor(index, extraction),
     );
   if (facts) {
     visitors.push(factsVisitor(index, facts));
