@@ -45,7 +45,6 @@ const extractorId = z.enum([
   'class-tool',
   'mcp-use',
   'openapi',
-  'json-rpc',
   'python-fastmcp',
   'python-lowlevel',
   'manifest',

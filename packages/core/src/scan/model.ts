@@ -140,7 +140,6 @@ export type ExtractorId =
   | 'class-tool' // a class per tool (mcp-framework `extends MCPTool`)
   | 'mcp-use'
   | 'openapi' // one tool per operation of an OpenAPI document shipped in the package
-  | 'json-rpc' // a hand-written JSON-RPC server: a tool table and dispatch on `tools/call`
   | 'python-fastmcp'
   | 'python-lowlevel'
   | 'manifest'

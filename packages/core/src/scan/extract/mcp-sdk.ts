@@ -8,6 +8,7 @@ import { functionOwners, lookupBinding, lookupNamespaceMember, resolveExpression
 import { looksLikeSchema, parametersFromSchema } from '../analysis/javascript/schema.js';
 import type { ExtractorId, ToolDefinition, ToolParameter } from '../model.js';
 import { linkDispatchTables } from './dispatch.js';
+import { extractJsonRpcDispatchers } from './json-rpc.js';
 
 /** A tool's handler function, for the dataflow pass: `argsParam` is the index of the parameter holding the tool input. */
 export interface ToolHandler {
@@ -398,6 +399,7 @@ export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVis
       extraction.consumed.add(object);
       addDeclared(index, extraction, declared);
     }
+    extractJsonRpcDispatchers(index, extraction);
     for (const dispatcher of extraction.dispatchers) linkDispatchTables(dispatcher, index, extraction);
     // Other low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.
     const dispatcher = extraction.dispatchers[0];
