@@ -130,6 +130,7 @@ export async function scanWorkspace(
   await time('analyze', async () => {
     const analyzable = inventory.files.filter((file) => file.role === 'source' || file.role === 'bundle');
     const total = analyzable.length;
+    const texts = new Map(inventory.files.flatMap((file) => (file.text === undefined ? [] : [[file.path, file.text] as const])));
     let done = 0;
     for (const analyzer of ANALYZERS) {
       const files = analyzable.filter((file) => file.language && analyzer.languages.includes(file.language));
@@ -137,6 +138,7 @@ export async function scanWorkspace(
       const result = await analyzer.analyze(files, {
         mode,
         signal: options.signal,
+        readText: (path) => texts.get(path),
         onFile: (file) => emit({ type: 'progress', target: label, stage: 'analyze', done: ++done, total, file: file.path }),
       });
       tools.push(...result.tools);

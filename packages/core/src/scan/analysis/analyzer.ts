@@ -15,6 +15,8 @@ export interface AnalyzeOptions {
   signal?: AbortSignal;
   /** Called after each file is parsed, for progress. */
   onFile?: (file: SourceFile) => void;
+  /** The text of any text file of the package (JSON, Markdown, …) by its path: descriptions kept in data files. */
+  readText?: (path: string) => string | undefined;
 }
 
 /**

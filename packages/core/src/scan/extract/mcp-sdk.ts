@@ -291,14 +291,7 @@ export function extractMcpSdk(index: FileIndex, extraction: Extraction = emptyEx
 }
 
 export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVisitor {
-  // Tool objects registered through a loop or a registry (`tools.forEach((t) => server.tool(t.name, …))`): the literal
-  // `{ name, description, inputSchema }` is still what the model sees. Read in `finish`, after the direct shapes.
-  const toolObjects: AstNode[] = [];
   const enter = (node: AstNode): void => {
-    if (node.type === 'ObjectExpression') {
-      if (objectProperty(node, 'inputSchema') ?? objectProperty(node, 'input_schema')) toolObjects.push(node);
-      return;
-    }
     if (node.type === 'NewExpression') {
       extractInstructions(node, index, extraction);
       return;
@@ -378,27 +371,6 @@ export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVis
     addDeclared(index, extraction, declared);
   };
   const finish = (): void => {
-    for (const object of toolObjects) {
-      if (extraction.consumed.has(object)) continue;
-      const nameNode = objectProperty(object, 'name');
-      const name = staticString(nameNode, index);
-      const description = staticString(objectProperty(object, 'description'), index);
-      if (!nameNode || name === undefined || description === undefined) continue;
-      const declared: Declared = {
-        kind: 'tool',
-        nameNode,
-        name,
-        description,
-        extractor: 'mcp-sdk-lowlevel',
-        parameters: parametersFromSchema(objectProperty(object, 'inputSchema') ?? objectProperty(object, 'input_schema'), index),
-      };
-      const title = staticString(objectProperty(object, 'title'), index);
-      if (title !== undefined) declared.title = title;
-      const annotations = staticRecord(objectProperty(object, 'annotations'), index);
-      if (annotations) declared.annotations = annotations;
-      extraction.consumed.add(object);
-      addDeclared(index, extraction, declared);
-    }
     extractJsonRpcDispatchers(index, extraction);
     for (const dispatcher of extraction.dispatchers) linkDispatchTables(dispatcher, index, extraction);
     // Other low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.

@@ -7,6 +7,7 @@ import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import { toolMapVisitor } from '../../extract/tool-maps.js';
 import { classToolVisitor } from '../../extract/class-tools.js';
 import { mcpUseVisitor } from '../../extract/mcp-use.js';
+import { toolObjectVisitor } from '../../extract/tool-objects.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
 import type { AstNode } from './ast.js';
 import { offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
@@ -20,7 +21,7 @@ import { TaintEngine } from './taint.js';
 // them needs no extractor.
 const TOOL_KEYWORDS = wordsPattern([
   'registerTool', 'registerPrompt', 'registerResource', 'tool(', 'prompt(', 'resource(', 'setRequestHandler', 'McpServer',
-  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:', 'Tool',
+  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:', 'Tool', 'description',
 ]);
 
 // Every code fact starts at one of these words (or at a long encoded literal): the fact finder only enters subtrees
@@ -55,13 +56,17 @@ export function extractTools(index: FileIndex, facts?: CodeFact[]): Extraction {
   const text = index.parsed.text;
   let offsets = offsetsOf(text, TOOL_KEYWORDS);
   const visitors: FileVisitor[] = [];
-  if (offsets.length > 0) visitors.push(
+  if (offsets.length > 0) {
+    visitors.push(
+      // First, so its `finish` declares tool-table entries before the SDK's links its dispatcher to them.
+      toolObjectVisitor(index, extraction),
       mcpSdkVisitor(index, extraction),
       fastMcpVisitor(index, extraction),
       toolMapVisitor(index, extraction),
       classToolVisitor(index, extraction),
       mcpUseVisitor(index, extraction),
     );
+  }
   if (facts) {
     visitors.push(factsVisitor(index, facts));
     offsets = factOffsets(text, offsets);
@@ -109,6 +114,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   const has = (path: string) => indexes.has(path);
   for (const index of indexes.values()) {
     const from = index.parsed.file.path;
+    if (options.readText) index.readText = options.readText;
     index.resolveImport = (source) => {
       const path = resolveRelativeImport(from, source, has);
       return path === undefined ? undefined : indexes.get(path);
