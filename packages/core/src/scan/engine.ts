@@ -144,8 +144,12 @@ export async function scanWorkspace(
       tools.push(...result.tools);
       flows.push(...result.flows);
       facts.push(...withoutBundledFacts(result.facts, files));
-      problems.push(...result.problems);
-      for (const problem of result.problems) emit({ type: 'problem', target: label, ...problem });
+      // Until the coverage verdict reads them, an unrecognised server shape is reported as a problem of its file.
+      const unrecognised = (result.diagnostics ?? []).map((diagnostic) => ({ file: diagnostic.path, message: diagnostic.detail }));
+      for (const problem of [...result.problems, ...unrecognised]) {
+        problems.push(problem);
+        emit({ type: 'problem', target: label, ...problem });
+      }
       parsedFiles += result.parsedFiles;
     }
   });

@@ -304,6 +304,19 @@ export interface ScanTimings {
   [stage: string]: number;
 }
 
+/**
+ * A package whose code uses an MCP server framework but whose tools the extractors did not find: the shape is not one
+ * they read, so the tools and their handlers were not analysed (the report must not call that clean).
+ */
+export interface ExtractionDiagnostic {
+  code: 'unrecognised-server-shape';
+  /** The framework as imported (`@modelcontextprotocol/sdk`, `mcp-framework`, …). */
+  framework: string;
+  /** The first file that imports it. */
+  path: string;
+  detail: string;
+}
+
 export interface ParseProblem {
   file: string;
   message: string;

@@ -2,6 +2,7 @@
 // then run the taint pass over all files together (helpers imported across files are summarised once).
 import type { CodeFact, ParseProblem, SourceFile, ToolDefinition } from '../../model.js';
 import { fastMcpVisitor } from '../../extract/fastmcp-ts.js';
+import { unrecognisedShapes } from '../../extract/frameworks.js';
 import type { Extraction, FileVisitor, ToolHandler } from '../../extract/mcp-sdk.js';
 import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import { toolMapVisitor } from '../../extract/tool-maps.js';
@@ -139,7 +140,8 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   }
   options.signal?.throwIfAborted();
   const flows = new TaintEngine({ files: contexts, tools: allTools }).run();
-  return { tools: dedupeTools(allTools), flows, facts, problems, parsedFiles: contexts.size };
+  const diagnostics = unrecognisedShapes(indexes.values(), allTools);
+  return { tools: dedupeTools(allTools), flows, facts, problems, parsedFiles: contexts.size, diagnostics };
 }
 
 export const javascriptAnalyzer: LanguageAnalyzer = {
