@@ -450,7 +450,9 @@ function importedJson(name: string, index: FileIndex): StaticValue | typeof NOT_
   const binding = index.imports.get(name);
   const data = binding ? jsonModule(binding.source, packageFile(index)) : undefined;
   if (data === undefined || !binding) return NOT_STATIC;
-  if (binding.imported === '*' || binding.imported === 'default') return data as StaticValue;
+  if (binding.imported === 'default') return data as StaticValue;
+  // A namespace (`import * as x`, tsc's `__importDefault(require(…))`) also reaches the data as `x.default`.
+  if (binding.imported === '*') return typeof data === 'object' && data !== null && !Array.isArray(data) ? ({ default: data, ...data } as StaticValue) : (data as StaticValue);
   const record = data as Record<string, unknown>;
   return typeof data === 'object' && data !== null && Object.hasOwn(record, binding.imported) ? (record[binding.imported] as StaticValue) : NOT_STATIC;
 }

@@ -8,6 +8,7 @@ import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import { toolMapVisitor } from '../../extract/tool-maps.js';
 import { classToolVisitor } from '../../extract/class-tools.js';
 import { mcpUseVisitor } from '../../extract/mcp-use.js';
+import { openApiVisitor } from '../../extract/openapi.js';
 import { toolObjectVisitor } from '../../extract/tool-objects.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
 import type { AstNode } from './ast.js';
@@ -22,7 +23,7 @@ import { TaintEngine } from './taint.js';
 // them needs no extractor.
 const TOOL_KEYWORDS = wordsPattern([
   'registerTool', 'registerPrompt', 'registerResource', 'tool(', 'prompt(', 'resource(', 'setRequestHandler', 'McpServer',
-  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:', 'Tool', 'description',
+  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:', 'Tool', 'description', 'operationId',
 ]);
 
 // Every code fact starts at one of these words (or at a long encoded literal): the fact finder only enters subtrees
@@ -66,6 +67,7 @@ export function extractTools(index: FileIndex, facts?: CodeFact[]): Extraction {
       toolMapVisitor(index, extraction),
       classToolVisitor(index, extraction),
       mcpUseVisitor(index, extraction),
+      openApiVisitor(index, extraction),
     );
   }
   if (facts) {
