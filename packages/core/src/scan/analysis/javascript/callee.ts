@@ -78,7 +78,7 @@ export function resolveCallee(node: AstNode, index: FileIndex): Callee {
   };
 }
 
-function resolve(node: AstNode, index: FileIndex): Omit<Callee, 'display'> {
+function resolve(node: AstNode, index: FileIndex, hops = 0): Omit<Callee, 'display'> {
   let current = unwrap(node);
   for (let depth = 0; depth < 3 && current?.type === 'Identifier' && !index.imports.has(current.name); depth++) {
     const wrapped = promisified(index.variables.get(current.name), index);
@@ -88,6 +88,10 @@ function resolve(node: AstNode, index: FileIndex): Omit<Callee, 'display'> {
   if (!current) return { name: '' };
   if (current.type === 'Identifier') {
     const binding = index.imports.get(current.name);
+    // `import { run } from './shell.js'` where shell.js has `export const run = promisify(exec)`: the wrapped function.
+    const target = binding && hops < 2 && binding.source.startsWith('.') ? index.resolveImport?.(binding.source) : undefined;
+    const wrapped = target && binding ? promisified(target.exportedValues.get(binding.imported), target) : undefined;
+    if (target && wrapped) return resolve(wrapped, target, hops + 1);
     if (binding) {
       const member = binding.imported === '*' ? 'default' : binding.imported;
       return { module: moduleGroup(binding.source), name: member };
