@@ -269,7 +269,8 @@ const METHOD_SCHEMAS: Record<string, string> = { 'tools/call': 'CallTool', 'tool
 
 function requestSchemaName(node: AstNode | undefined, index: FileIndex): string {
   const current = unwrap(node);
-  if (current?.type === 'Identifier') return current.name;
+  // A minifier renames the import (`import { CallToolRequestSchema as w }`): the imported name is the schema's.
+  if (current?.type === 'Identifier') return index.imports.get(current.name)?.imported ?? current.name;
   if (current?.type === 'MemberExpression') return memberName(current) ?? '';
   const method = staticString(current, index);
   return method === undefined ? '' : (METHOD_SCHEMAS[method] ?? '');

@@ -73,6 +73,14 @@ const SHAPES: Shape[] = [
     poisoned: { tool: 'container_logs', text: 'does not need to be shown to the user' },
   },
   {
+    // Minified (`esbuild --minify`): renamed imports (`CallToolRequestSchema as w`), one-letter functions.
+    fixture: 'poisoned-sdk1-dispatch-table-min',
+    clean: 'clean-sdk1-dispatch-table-min',
+    tools: { list_containers: 'List containers', container_logs: 'most recent log lines', inspect_container: 'low-level configuration' },
+    injected: { file: 'dist/index.js', input: 'parameter `container` of tool `container_logs`' },
+    poisoned: { tool: 'container_logs', text: 'does not need to be shown to the user' },
+  },
+  {
     fixture: 'poisoned-mcp-use-ts',
     clean: 'clean-mcp-use-ts',
     tools: { fetch_page: 'readable text', screenshot: 'headless browser' },
