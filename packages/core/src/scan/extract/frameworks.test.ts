@@ -33,7 +33,7 @@ describe('server frameworks whose tools were not recognised', () => {
     const client = await analyze({ 'src/client.ts': `import { Client } from '@modelcontextprotocol/sdk/client/index.js'; export const client = new Client({ name: 'c', version: '1' });` });
     expect(client.diagnostics).toEqual([]);
     // A stdio-to-HTTP proxy uses the SDK's server transport, not a server: it has no tools of its own.
-    const proxy = await analyze({ 'src/proxy.ts': `import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'; export const stdio = new StdioServerTransport();` });
+    const proxy = await analyze({ 'dist/proxy.js': `const stdio_js_1 = require("@modelcontextprotocol/sdk/server/stdio.js"); exports.stdio = new stdio_js_1.StdioServerTransport();` });
     expect(proxy.diagnostics).toEqual([]);
     const server = await analyze({
       'src/tools/Ping.ts': `import { MCPTool } from 'mcp-framework'; export default class PingTool extends MCPTool { name = 'ping'; description = 'Ping'; schema = {}; async execute() { return 'pong'; } }`,

@@ -8,16 +8,14 @@ import type { ExtractionDiagnostic, ToolDefinition } from '../model.js';
 interface Framework {
   /** The import that makes a file a server of this framework (a client import does not). */
   module: RegExp;
-  /** When set, only these imported names count: a proxy that imports the SDK's server transports has no tools. */
-  names?: RegExp;
   name: string;
   shapes: string;
 }
 
 const FRAMEWORKS: Framework[] = [
   {
-    module: /^@modelcontextprotocol\/sdk\/server(\/|$)/,
-    names: /^(McpServer|Server|\*|default)$/,
+    // The modules of the server classes, not the transports: a stdio-to-HTTP proxy imports only a transport.
+    module: /^@modelcontextprotocol\/sdk\/server(\/(mcp|index)(\.js)?)?$/,
     name: '@modelcontextprotocol/sdk',
     shapes: 'McpServer.registerTool/tool(), Server.setRequestHandler(ListToolsRequestSchema | CallToolRequestSchema)',
   },
@@ -41,7 +39,7 @@ export function unrecognisedShapes(indexes: Iterable<FileIndex>, tools: readonly
   const found = new Map<Framework, string>();
   for (const index of indexes) {
     for (const binding of index.imports.values()) {
-      const framework = FRAMEWORKS.find((candidate) => candidate.module.test(binding.source) && (candidate.names?.test(binding.imported) ?? true));
+      const framework = FRAMEWORKS.find((candidate) => candidate.module.test(binding.source));
       if (framework && !found.has(framework)) found.set(framework, index.parsed.file.path);
     }
   }
