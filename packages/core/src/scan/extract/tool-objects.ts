@@ -15,7 +15,7 @@ import { toolObjectHandler } from './tool-maps.js';
 /** `defineTool`, `createTool`, `makeTool`, `buildMcpTool`: helpers whose argument is one tool's definition. */
 const TOOL_FACTORY = /^(define|create|make|build|register|new)\w*Tool$/i;
 const LIST_SCHEMA_KEYS = ['inputSchema', 'input_schema'];
-const SCHEMA_KEYS = [...LIST_SCHEMA_KEYS, 'parameters', 'schema', 'argsSchema'];
+const SCHEMA_KEYS = [...LIST_SCHEMA_KEYS, 'parameters', 'schema'];
 
 function firstProperty(object: AstNode, keys: readonly string[]): AstNode | undefined {
   for (const key of keys) {
