@@ -209,7 +209,7 @@ describe('svc scan', () => {
     const partialTarget = fileURLToPath(new URL('../../../fixtures/coverage/tools-from-yaml-ts', import.meta.url));
     const partial = await svc(['scan', partialTarget, '--quiet']);
     expect(partial.code, partial.stderr).toBe(0);
-    expect(partial.stdout).toMatch(/partial:\n {4}! no tools found: package\.json depends on @modelcontextprotocol\/sdk/);
+    expect(partial.stdout).toMatch(/partial:\n {4}! no tools found: src\/index\.ts imports @modelcontextprotocol\/sdk/);
     expect(partial.stdout).not.toContain('✔ no findings');
     const gated = await svc(['scan', partialTarget, '--quiet', '--fail-on-partial']);
     expect(gated.code).toBe(2);

@@ -26,11 +26,13 @@ describe('scan coverage', () => {
     expect(report.grade).toBe('A');
   });
 
-  it('calls a server partial when its tools could not be found, and says which dependency made it expect some', async () => {
+  it('calls a server partial when its tools could not be found, naming the file, the framework and the shapes looked for', async () => {
     const report = await scanFolder(fixture('coverage/tools-from-yaml-ts'));
     expect(report.tools).toEqual([]);
     expect(report.coverage.status).toBe('partial');
-    expect(report.coverage.reasons).toEqual([expect.stringMatching(/^no tools found: package\.json depends on @modelcontextprotocol\/sdk, but no tool/)]);
+    expect(report.coverage.reasons).toEqual([
+      expect.stringMatching(/^no tools found: src\/index\.ts imports @modelcontextprotocol\/sdk but no tool definition was recognised \(looked for /),
+    ]);
     // It keeps a score (what was scanned was scanned), with the reason beside it.
     expect(report.grade).not.toBeNull();
   });

@@ -1,5 +1,5 @@
 import { dependenciesOf, normalizePypi } from './dependencies.js';
-import type { Coverage, Manifest, ParseProblem, ProblemKind, ToolDefinition } from './model.js';
+import type { Coverage, ExtractionDiagnostic, Manifest, ParseProblem, ProblemKind, ToolDefinition } from './model.js';
 
 /**
  * Runtime dependencies that make a package an MCP server (or a server framework's user): when one is declared and no
@@ -21,8 +21,17 @@ const PROBLEM_HEADINGS: Record<ProblemKind, (count: number) => string> = {
 
 const LISTED = 3;
 
-/** What the scan covered: every problem and a server whose tools were not found make the target partial. */
-export function assessCoverage(input: { problems: readonly ParseProblem[]; tools: readonly ToolDefinition[]; manifests: readonly Manifest[] }): Coverage {
+/**
+ * What the scan covered: every problem and a server whose tools were not found make the target partial. The
+ * extractors' diagnostics name the framework a file imports and the shapes looked for; without one, a runtime
+ * dependency on a server SDK is the evidence.
+ */
+export function assessCoverage(input: {
+  problems: readonly ParseProblem[];
+  tools: readonly ToolDefinition[];
+  manifests: readonly Manifest[];
+  diagnostics?: readonly ExtractionDiagnostic[];
+}): Coverage {
   const reasons: string[] = [];
   for (const kind of Object.keys(PROBLEM_HEADINGS) as ProblemKind[]) {
     const problems = input.problems.filter((problem) => problem.kind === kind);
@@ -31,7 +40,9 @@ export function assessCoverage(input: { problems: readonly ParseProblem[]; tools
     const more = problems.length > LISTED ? `; ${problems.length - LISTED} more` : '';
     reasons.push(`${PROBLEM_HEADINGS[kind](problems.length)} (${listed.join('; ')}${more})`);
   }
-  if (input.tools.length === 0) {
+  const unrecognised = input.tools.length === 0 ? (input.diagnostics ?? []).filter((diagnostic) => diagnostic.code === 'unrecognised-server-shape') : [];
+  for (const diagnostic of unrecognised) reasons.push(`no tools found: ${diagnostic.path} ${diagnostic.detail}`);
+  if (input.tools.length === 0 && unrecognised.length === 0) {
     const sdk = input.manifests
       .flatMap(dependenciesOf)
       .find((dependency) => !dependency.dev && MCP_SERVER_DEPENDENCIES[dependency.ecosystem].includes(dependency.ecosystem === 'pypi' ? normalizePypi(dependency.name) : dependency.name));

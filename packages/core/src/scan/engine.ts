@@ -11,6 +11,7 @@ import { applySuppressions, CONFIG_FILE, readRepoConfig, type SuppressionOptions
 import { inventoryWorkspace } from './inventory.js';
 import type {
   CodeFact,
+  ExtractionDiagnostic,
   Finding,
   ParseProblem,
   ScanMode,
@@ -139,10 +140,12 @@ export async function scanWorkspace(
   const tools: ToolDefinition[] = [];
   const flows: TaintFlow[] = [];
   const facts: CodeFact[] = [];
+  const diagnostics: ExtractionDiagnostic[] = [];
   let parsedFiles = 0;
   await time('analyze', async () => {
     const analyzable = inventory.files.filter((file) => (file.role === 'source' || file.role === 'bundle') && !scope.skipped.has(file.path));
     const total = analyzable.length;
+    const texts = new Map(inventory.files.flatMap((file) => (file.text === undefined ? [] : [[file.path, file.text] as const])));
     let done = 0;
     for (const analyzer of ANALYZERS) {
       const files = analyzable.filter((file) => file.language && analyzer.languages.includes(file.language));
@@ -150,13 +153,17 @@ export async function scanWorkspace(
       const result = await analyzer.analyze(files, {
         mode,
         signal: options.signal,
+        readText: (path) => texts.get(path),
         onFile: (file) => emit({ type: 'progress', target: label, stage: 'analyze', done: ++done, total, file: file.path }),
       });
       tools.push(...result.tools);
       flows.push(...result.flows);
       facts.push(...withoutBundledFacts(result.facts, files));
-      problems.push(...result.problems);
-      for (const problem of result.problems) emit({ type: 'problem', target: label, ...problem });
+      diagnostics.push(...(result.diagnostics ?? []));
+      for (const problem of result.problems) {
+        problems.push(problem);
+        emit({ type: 'problem', target: label, ...problem });
+      }
       parsedFiles += result.parsedFiles;
     }
   });
@@ -202,7 +209,7 @@ export async function scanWorkspace(
   for (const finding of findings) emit({ type: 'finding', target: label, finding });
 
   const { score, grade, counts } = await time('score', () => scoreFindings(findings));
-  const coverage = assessCoverage({ problems, tools, manifests: inventory.manifests });
+  const coverage = assessCoverage({ problems, tools, manifests: inventory.manifests, diagnostics });
   timings.total = round(performance.now() - totalStart + (timings.fetch ?? 0));
 
   const report: ScanReport = {

@@ -138,6 +138,9 @@ export type ExtractorId =
   | 'mcp-sdk-lowlevel'
   | 'fastmcp-ts'
   | 'tool-map'
+  | 'class-tool' // a class per tool (mcp-framework `extends MCPTool`)
+  | 'mcp-use'
+  | 'openapi' // one tool per operation of an OpenAPI document shipped in the package
   | 'python-fastmcp'
   | 'python-lowlevel'
   | 'manifest'
@@ -329,6 +332,19 @@ export interface ScopedOutFile {
   path: string;
   reason: ScopeReason;
   /** What it is, e.g. the web client's folder or the twin that was analysed instead. */
+  detail: string;
+}
+
+/**
+ * A package whose code uses an MCP server framework but whose tools the extractors did not find: the shape is not one
+ * they read, so the tools and their handlers were not analysed (the report must not call that clean).
+ */
+export interface ExtractionDiagnostic {
+  code: 'unrecognised-server-shape';
+  /** The framework as imported (`@modelcontextprotocol/sdk`, `mcp-framework`, …). */
+  framework: string;
+  /** The first file that imports it. */
+  path: string;
   detail: string;
 }
 

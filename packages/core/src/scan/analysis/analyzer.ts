@@ -1,4 +1,4 @@
-import type { CodeFact, Language, ParseProblem, ScanMode, SourceFile, TaintFlow, ToolDefinition } from '../model.js';
+import type { CodeFact, ExtractionDiagnostic, Language, ParseProblem, ScanMode, SourceFile, TaintFlow, ToolDefinition } from '../model.js';
 
 /** What one language analyzer learns from the source files of its language. */
 export interface LanguageAnalysis {
@@ -8,6 +8,8 @@ export interface LanguageAnalysis {
   problems: ParseProblem[];
   /** Files that parsed (a file that failed to parse is in `problems` and skipped, never fatal). */
   parsedFiles: number;
+  /** Server frameworks in use whose tools were not found (see extract/frameworks.ts). */
+  diagnostics?: ExtractionDiagnostic[];
 }
 
 export interface AnalyzeOptions {
@@ -15,6 +17,8 @@ export interface AnalyzeOptions {
   signal?: AbortSignal;
   /** Called after each file is parsed, for progress. */
   onFile?: (file: SourceFile) => void;
+  /** The text of any text file of the package (JSON, Markdown, …) by its path: descriptions kept in data files. */
+  readText?: (path: string) => string | undefined;
 }
 
 /**

@@ -17,7 +17,7 @@ const KINDS: Record<string, 'tool' | 'prompt' | 'resource'> = {
   addResourceTemplate: 'resource',
 };
 
-function promptArguments(node: AstNode | undefined, index: FileIndex): ToolParameter[] {
+export function promptArguments(node: AstNode | undefined, index: FileIndex): ToolParameter[] {
   const value = staticValue(node, index);
   if (!Array.isArray(value)) return [];
   return value.flatMap((item): ToolParameter[] => {

@@ -7,6 +7,8 @@ import type { FileIndex, StaticValue } from '../analysis/javascript/file-index.j
 import { functionOwners, lookupBinding, lookupNamespaceMember, resolveExpression, staticString, staticValue } from '../analysis/javascript/file-index.js';
 import { looksLikeSchema, parametersFromSchema } from '../analysis/javascript/schema.js';
 import type { ExtractorId, ToolDefinition, ToolParameter } from '../model.js';
+import { linkDispatchTables } from './dispatch.js';
+import { extractJsonRpcDispatchers } from './json-rpc.js';
 
 /** A tool's handler function, for the dataflow pass: `argsParam` is the index of the parameter holding the tool input. */
 export interface ToolHandler {
@@ -262,11 +264,16 @@ function collectArray(node: AstNode | undefined, index: FileIndex, locals: Local
   }
 }
 
-function requestSchemaName(node: AstNode | undefined): string {
+/** SDK v2 registers low-level handlers by method string (`'tools/call'`); v1 by schema object (`CallToolRequestSchema`). */
+const METHOD_SCHEMAS: Record<string, string> = { 'tools/call': 'CallTool', 'tools/list': 'ListTools', 'prompts/list': 'ListPrompts' };
+
+function requestSchemaName(node: AstNode | undefined, index: FileIndex): string {
   const current = unwrap(node);
-  if (current?.type === 'Identifier') return current.name;
+  // A minifier renames the import (`import { CallToolRequestSchema as w }`): the imported name is the schema's.
+  if (current?.type === 'Identifier') return index.imports.get(current.name)?.imported ?? current.name;
   if (current?.type === 'MemberExpression') return memberName(current) ?? '';
-  return '';
+  const method = staticString(current, index);
+  return method === undefined ? '' : (METHOD_SCHEMAS[method] ?? '');
 }
 
 const HIGH_LEVEL_METHODS = new Set(['registerTool', 'tool', 'registerPrompt', 'prompt', 'registerResource', 'resource']);
@@ -285,14 +292,7 @@ export function extractMcpSdk(index: FileIndex, extraction: Extraction = emptyEx
 }
 
 export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVisitor {
-  // Tool objects registered through a loop or a registry (`tools.forEach((t) => server.tool(t.name, …))`): the literal
-  // `{ name, description, inputSchema }` is still what the model sees. Read in `finish`, after the direct shapes.
-  const toolObjects: AstNode[] = [];
   const enter = (node: AstNode): void => {
-    if (node.type === 'ObjectExpression') {
-      if (objectProperty(node, 'inputSchema') ?? objectProperty(node, 'input_schema')) toolObjects.push(node);
-      return;
-    }
     if (node.type === 'NewExpression') {
       extractInstructions(node, index, extraction);
       return;
@@ -372,28 +372,9 @@ export function mcpSdkVisitor(index: FileIndex, extraction: Extraction): FileVis
     addDeclared(index, extraction, declared);
   };
   const finish = (): void => {
-    for (const object of toolObjects) {
-      if (extraction.consumed.has(object)) continue;
-      const nameNode = objectProperty(object, 'name');
-      const name = staticString(nameNode, index);
-      const description = staticString(objectProperty(object, 'description'), index);
-      if (!nameNode || name === undefined || description === undefined) continue;
-      const declared: Declared = {
-        kind: 'tool',
-        nameNode,
-        name,
-        description,
-        extractor: 'mcp-sdk-lowlevel',
-        parameters: parametersFromSchema(objectProperty(object, 'inputSchema') ?? objectProperty(object, 'input_schema'), index),
-      };
-      const title = staticString(objectProperty(object, 'title'), index);
-      if (title !== undefined) declared.title = title;
-      const annotations = staticRecord(objectProperty(object, 'annotations'), index);
-      if (annotations) declared.annotations = annotations;
-      extraction.consumed.add(object);
-      addDeclared(index, extraction, declared);
-    }
-    // Low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.
+    extractJsonRpcDispatchers(index, extraction);
+    for (const dispatcher of extraction.dispatchers) linkDispatchTables(dispatcher, index, extraction);
+    // Other low-level tools have no handler of their own: the CallTool dispatcher of their file handles them all.
     const dispatcher = extraction.dispatchers[0];
     if (!dispatcher) return;
     for (const tool of extraction.tools) {
@@ -425,7 +406,7 @@ function extractInstructions(node: AstNode, index: FileIndex, extraction: Extrac
 }
 
 function extractLowLevel(args: AstNode[], index: FileIndex, extraction: Extraction): void {
-  const schemaName = requestSchemaName(args[0]);
+  const schemaName = requestSchemaName(args[0], index);
   const handler = resolveFunction(args[1], index);
   if (!handler) return;
   if (/CallTool/.test(schemaName)) {

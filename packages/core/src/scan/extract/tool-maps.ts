@@ -11,7 +11,7 @@ import type { Extraction, FileVisitor } from './mcp-sdk.js';
 import { addDeclared, resolveFunction, staticRecord } from './mcp-sdk.js';
 
 const SCHEMA_KEYS = ['inputSchema', 'parameters', 'schema', 'input_schema'];
-const RUN_KEYS = ['execute', 'handler', 'run', 'callback'];
+const RUN_KEYS = ['execute', 'handler', 'run', 'callback', 'cb'];
 
 /** The tool object a map entry stands for: a literal, or what a factory like `createTool({...})` was given. */
 function toolObject(node: AstNode | undefined, index: FileIndex): { object: AstNode; index: FileIndex } | undefined {
@@ -32,6 +32,12 @@ function firstProperty(object: AstNode, keys: readonly string[]): AstNode | unde
   return undefined;
 }
 
+/** The function a tool object runs: `{ execute }`, `{ handler: handleSearch }`, `{ run: helpers.run }`. */
+export function toolObjectHandler(object: AstNode, index: FileIndex): AstNode | undefined {
+  const run = firstProperty(object, RUN_KEYS);
+  return isFunction(unwrap(run)) ? (unwrap(run) as AstNode) : resolveFunction(run, index);
+}
+
 /** Reads one tool object; `key` is its key in a `tools: { key: tool }` map. */
 function declareTool(entry: AstNode | undefined, key: AstNode | undefined, index: FileIndex, extraction: Extraction): void {
   const found = toolObject(entry, index);
@@ -39,8 +45,7 @@ function declareTool(entry: AstNode | undefined, key: AstNode | undefined, index
   const { object, index: objectIndex } = found;
   const descriptionNode = objectProperty(object, 'description');
   const description = staticString(descriptionNode, objectIndex);
-  const run = firstProperty(object, RUN_KEYS);
-  const handler = isFunction(unwrap(run)) ? (unwrap(run) as AstNode) : resolveFunction(run, objectIndex);
+  const handler = toolObjectHandler(object, objectIndex);
   // Without a description and something that runs, an object in a `tools` option is not a tool definition.
   if (!descriptionNode || !handler) return;
   const nameNode = objectProperty(object, 'name') ?? objectProperty(object, 'id') ?? key;

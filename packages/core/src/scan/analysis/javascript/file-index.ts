@@ -1,5 +1,7 @@
 import type { AstNode, ParsedFile } from './ast.js';
-import { isFunction, memberName, objectProperty, propertyName, unwrap } from './ast.js';
+import { dottedName, isFunction, memberName, objectProperty, propertyName, unwrap } from './ast.js';
+import type { PackageFileContext } from './package-files.js';
+import { isFileRead, jsonModule, readCallText } from './package-files.js';
 
 /** What a local name is bound to by an import or a `require`. `imported` is '*' for namespaces, 'default' for defaults. */
 export interface ImportBinding {
@@ -33,6 +35,8 @@ export interface FileIndex {
   classes: Map<string, ClassInfo>;
   /** Set by the analyzer once every file is indexed: the index of a relative import, for constants defined elsewhere. */
   resolveImport?: (source: string) => FileIndex | undefined;
+  /** Set by the analyzer: the text of a (non-code) file of the package by its path, for descriptions kept in files. */
+  readText?: (path: string) => string | undefined;
 }
 
 /**
@@ -455,8 +459,14 @@ function evaluate(node: AstNode | undefined, index: FileIndex, depth: number): S
     case 'Identifier': {
       if (current.name === 'undefined') return NOT_STATIC;
       const bound = lookupBinding(current.name, index);
-      if (!bound || bound.node === current) return NOT_STATIC;
+      if (!bound) return importedJson(current.name, index);
+      if (bound.node === current) return NOT_STATIC;
       return evaluate(bound.node, bound.index, depth + 1);
+    }
+    case 'AwaitExpression': {
+      // `await readFile(new URL('./texts/x.md', import.meta.url), 'utf8')`
+      const argument = unwrap(current.argument);
+      return argument?.type === 'CallExpression' && isFileRead(argument) ? evaluate(argument, index, depth + 1) : NOT_STATIC;
     }
     case 'ArrayExpression': {
       const items: StaticValue[] = [];
@@ -506,6 +516,8 @@ function evaluate(node: AstNode | undefined, index: FileIndex, depth: number): S
       return typeof key === 'string' && Object.hasOwn(object, key) ? (object[key] as StaticValue) : NOT_STATIC;
     }
     case 'CallExpression': {
+      const fromFile = packageFileCall(current, index, depth);
+      if (fromFile !== undefined) return fromFile;
       const callee = unwrap(current.callee);
       if (callee?.type !== 'MemberExpression') return NOT_STATIC;
       const method = memberName(callee);
@@ -534,4 +546,44 @@ function evaluate(node: AstNode | undefined, index: FileIndex, depth: number): S
     default:
       return NOT_STATIC;
   }
+}
+
+// ─── Values read from the package's own files ───────────────────────────────────────────────────
+
+function packageFile(index: FileIndex): PackageFileContext {
+  return { path: index.parsed.file.path, ...(index.readText && { readText: index.readText }) };
+}
+
+/** `import texts from './texts.json'`, `const { search } = require('./texts.json')`: the parsed JSON (or one key). */
+function importedJson(name: string, index: FileIndex): StaticValue | typeof NOT_STATIC {
+  const binding = index.imports.get(name);
+  const data = binding ? jsonModule(binding.source, packageFile(index)) : undefined;
+  if (data === undefined || !binding) return NOT_STATIC;
+  if (binding.imported === 'default') return data as StaticValue;
+  // A namespace (`import * as x`, tsc's `__importDefault(require(…))`) also reaches the data as `x.default`.
+  if (binding.imported === '*') return typeof data === 'object' && data !== null && !Array.isArray(data) ? ({ default: data, ...data } as StaticValue) : (data as StaticValue);
+  const record = data as Record<string, unknown>;
+  return typeof data === 'object' && data !== null && Object.hasOwn(record, binding.imported) ? (record[binding.imported] as StaticValue) : NOT_STATIC;
+}
+
+/** `require('./x.json')`, `readFileSync(path.join(__dirname, 'x.md'), 'utf8')`, `JSON.parse(<file text>)`. */
+function packageFileCall(call: AstNode, index: FileIndex, depth: number): StaticValue | undefined {
+  const file = packageFile(index);
+  const source = requiredModule(call);
+  if (source !== undefined) return jsonModule(source, file) as StaticValue | undefined;
+  const text = (node: AstNode): string | undefined => {
+    const value = evaluate(node, index, depth + 1);
+    return typeof value === 'string' ? value : undefined;
+  };
+  const read = readCallText(call, file, text);
+  if (read !== undefined) return read;
+  if (dottedName(call.callee) === 'JSON.parse') {
+    const json = text(call.arguments[0]);
+    try {
+      return json === undefined ? undefined : (JSON.parse(json) as StaticValue);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }

@@ -2,9 +2,14 @@
 // then run the taint pass over all files together (helpers imported across files are summarised once).
 import type { CodeFact, ParseProblem, SourceFile, ToolDefinition } from '../../model.js';
 import { fastMcpVisitor } from '../../extract/fastmcp-ts.js';
+import { unrecognisedShapes } from '../../extract/frameworks.js';
 import type { Extraction, FileVisitor, ToolHandler } from '../../extract/mcp-sdk.js';
 import { emptyExtraction, mcpSdkVisitor } from '../../extract/mcp-sdk.js';
 import { toolMapVisitor } from '../../extract/tool-maps.js';
+import { classToolVisitor } from '../../extract/class-tools.js';
+import { mcpUseVisitor } from '../../extract/mcp-use.js';
+import { openApiVisitor } from '../../extract/openapi.js';
+import { toolObjectVisitor } from '../../extract/tool-objects.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
 import type { AstNode } from './ast.js';
 import { asciiSet, longRunStarts, offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
@@ -18,7 +23,7 @@ import { TaintEngine } from './taint.js';
 // them needs no extractor.
 const TOOL_KEYWORDS = wordsPattern([
   'registerTool', 'registerPrompt', 'registerResource', 'tool(', 'prompt(', 'resource(', 'setRequestHandler', 'McpServer',
-  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:',
+  'Server(', 'FastMCP', 'addTool', 'addPrompt', 'addResource', 'inputSchema', 'input_schema', 'tools:', 'Tool', 'description', 'operationId',
 ]);
 
 // Every code fact starts at one of these words (or at a long encoded literal): the fact finder only enters subtrees
@@ -53,7 +58,18 @@ export function extractTools(index: FileIndex, facts?: CodeFact[]): Extraction {
   const text = index.parsed.text;
   let offsets = offsetsOf(text, TOOL_KEYWORDS);
   const visitors: FileVisitor[] = [];
-  if (offsets.length > 0) visitors.push(mcpSdkVisitor(index, extraction), fastMcpVisitor(index, extraction), toolMapVisitor(index, extraction));
+  if (offsets.length > 0) {
+    visitors.push(
+      // First, so its `finish` declares tool-table entries before the SDK's links its dispatcher to them.
+      toolObjectVisitor(index, extraction),
+      mcpSdkVisitor(index, extraction),
+      fastMcpVisitor(index, extraction),
+      toolMapVisitor(index, extraction),
+      classToolVisitor(index, extraction),
+      mcpUseVisitor(index, extraction),
+      openApiVisitor(index, extraction),
+    );
+  }
   if (facts) {
     visitors.push(factsVisitor(index, facts));
     offsets = factOffsets(text, offsets);
@@ -101,6 +117,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   const has = (path: string) => indexes.has(path);
   for (const index of indexes.values()) {
     const from = index.parsed.file.path;
+    if (options.readText) index.readText = options.readText;
     index.resolveImport = (source) => {
       const path = resolveRelativeImport(from, source, has);
       return path === undefined ? undefined : indexes.get(path);
@@ -125,7 +142,8 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   }
   options.signal?.throwIfAborted();
   const flows = new TaintEngine({ files: contexts, tools: allTools }).run();
-  return { tools: dedupeTools(allTools), flows, facts, problems, parsedFiles: contexts.size };
+  const diagnostics = unrecognisedShapes(indexes.values(), allTools);
+  return { tools: dedupeTools(allTools), flows, facts, problems, parsedFiles: contexts.size, diagnostics };
 }
 
 export const javascriptAnalyzer: LanguageAnalyzer = {

@@ -183,7 +183,16 @@ export function parametersFromSchema(node: AstNode | undefined, fromIndex: FileI
   for (const property of current.properties) {
     if (property.type !== 'Property') continue;
     const name = propertyName(property.key, property.computed);
-    if (name) parameters.push(parameterFromZod(name, zodInfo(property.value, index)));
+    if (!name) continue;
+    // mcp-framework's field map: `{ query: { type: z.string(), description: 'Words to look for' } }`.
+    const field = unwrap(property.value);
+    const fieldType = field?.type === 'ObjectExpression' ? objectProperty(field, 'type') : undefined;
+    if (fieldType && zodInfo(fieldType, index)) {
+      const parameter = parameterFromZod(name, zodInfo(fieldType, index));
+      const description = staticString(objectProperty(field, 'description'), index);
+      if (description !== undefined) parameter.description = description;
+      parameters.push(parameter);
+    } else parameters.push(parameterFromZod(name, zodInfo(property.value, index)));
   }
   return parameters;
 }
