@@ -1,5 +1,5 @@
 // The Python analyzer: web-tree-sitter parses each file once; program.ts indexes imports, functions and constants;
-// the extractors read FastMCP and low-level Server tools; taint.ts follows tool inputs and other origins to sinks;
+// the extractors read FastMCP and low-level Server tools; taint.ts (over values, state, guards, sinks, expressions, scope) follows tool inputs and other origins to sinks;
 // facts.ts reads transport/TLS/obfuscation facts. Trees stay alive until the end because cross-file summaries walk
 // the callee's tree, and are deleted in one place (the finally below).
 import type { CodeFact, ParseProblem, SourceFile, TaintFlow, ToolDefinition } from '../../model.js';

@@ -1,0 +1,292 @@
+// Expressions: how taint moves through strings, containers, subscripts and calls, into helpers of the package and
+// back out of their summaries.
+import type { SinkKind } from '../../model.js';
+import {
+  BASENAME_CALLS,
+  EMBEDDING_METHODS,
+  LIST_METHODS,
+  MUTATING_METHODS,
+  NUMERIC_CALLS,
+  PARAMETERISED_SQL_CALLS,
+  RESOLVE_CALLS,
+  SENSITIVE_PATH,
+  SHELLS,
+} from './catalog.js';
+import { argvElementGuard, classifyArgv, programName } from '../catalog.js';
+import { qualify, type PyModule } from './program.js';
+import { SinkScope } from './sinks.js';
+import { callArguments, dottedName, functionParameters, parameterName, stringValue, type CallArguments, type Node } from './syntax.js';
+import {
+  baseIdentifier,
+  derive,
+  embedded,
+  envTaint,
+  fixedHostOf,
+  isSequenceLiteral,
+  placeInArgv,
+  schemaSanitizers,
+  sensitiveTaint,
+  substitute,
+  union,
+  withSanitizer,
+  withStep,
+  type Taint,
+} from './values.js';
+
+const OPAQUE_RESULTS = new Set<SinkKind>(['command', 'network', 'network-send', 'sql', 'email']);
+
+export abstract class ExpressionScope extends SinkScope {
+
+  expression(node: Node): Taint[] {
+    switch (node.type) {
+      case 'identifier': {
+        const local = this.env.get(node.text);
+        if (local) return local;
+        if (this.module.constants.has(node.text)) return this.engine.moduleValue(this.module, node.text);
+        return [];
+      }
+      case 'string':
+      case 'concatenated_string':
+        return this.stringExpression(node);
+      case 'binary_operator': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        const operator = node.childForFieldName('operator')?.text;
+        if (operator === '+' && left && right && (isSequenceLiteral(left) || isSequenceLiteral(right))) {
+          // ["git", "log"] + extra: what is appended to an argv list are arguments, not a command line.
+          return union(this.expression(left), this.expression(right).map((taint) => derive(taint, { argv: 'arg' })));
+        }
+        const sensitive = operator === '/' ? this.sensitivePath(node) : undefined;
+        const combined = embedded(union(left ? this.expression(left) : [], right ? this.expression(right) : []));
+        return union(operator === '+' || operator === '%' ? this.hostFixed(node, combined) : combined, sensitive ? [sensitive] : []);
+      }
+      case 'boolean_operator':
+      case 'conditional_expression':
+      case 'expression_list':
+      case 'set':
+      case 'dictionary':
+      case 'pair':
+      case 'list_comprehension':
+      case 'set_comprehension':
+      case 'dictionary_comprehension':
+      case 'generator_expression':
+      case 'for_in_clause':
+      case 'if_clause':
+      case 'comparison_operator':
+      case 'not_operator':
+      case 'unary_operator':
+      case 'list_splat':
+      case 'dictionary_splat':
+      case 'keyword_argument':
+        return union(...node.namedChildren.map((child) => (child ? this.expression(child) : [])));
+      case 'list':
+      case 'tuple':
+        return this.sequence(node);
+      case 'parenthesized_expression':
+      case 'await':
+        return node.namedChildren[0] ? this.expression(node.namedChildren[0]) : [];
+      case 'named_expression': {
+        const name = node.childForFieldName('name');
+        const value = node.childForFieldName('value');
+        const taints = value ? this.expression(value) : [];
+        if (name && value) this.assign(name, taints, value);
+        return taints;
+      }
+      case 'subscript':
+        return this.subscript(node);
+      case 'attribute': {
+        const name = dottedName(node);
+        if (name && qualify(this.module, name) === 'os.environ') return [envTaint(this.module.path, node)];
+        const object = node.childForFieldName('object');
+        return object ? this.expression(object).map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined })) : [];
+      }
+      case 'call':
+        return this.call(node);
+      default:
+        return [];
+    }
+  }
+
+  protected stringExpression(node: Node): Taint[] {
+    const parts: Taint[][] = [];
+    let holes = 0;
+    let literal = '';
+    for (const part of node.type === 'concatenated_string' ? node.namedChildren : [node]) {
+      if (!part) continue;
+      for (const child of part.namedChildren) {
+        if (child?.type === 'interpolation') {
+          holes++;
+          const expression = child.childForFieldName('expression');
+          if (expression) parts.push(this.expression(expression));
+        } else if (child?.type === 'string_content') {
+          literal += child.text;
+        }
+      }
+    }
+    const sensitive = holes === 0 && SENSITIVE_PATH.test(literal) ? sensitiveTaint(this.module.path, node, stringValue(node) ?? literal) : undefined;
+    const taints = union(...parts);
+    const whole = holes === 1 && literal.length === 0;
+    if (whole) return union(taints, sensitive ? [sensitive] : []);
+    return union(this.hostFixed(node, embedded(taints)), sensitive ? [sensitive] : []);
+  }
+
+  /** Marks values spliced into a string that starts with a fixed `scheme://host/`, for network sinks. */
+  protected hostFixed(node: Node, taints: Taint[]): Taint[] {
+    if (taints.length === 0) return taints;
+    const host = fixedHostOf(this.staticText(node).text);
+    return taints.map((taint) => derive(taint, { hostFixed: host }));
+  }
+
+  /**
+   * A list or tuple literal: its first element is the program of an argv, the rest are arguments. Each element keeps
+   * what it is to that program (shell code after `sh -c`, an option position of `git`, the opener's target …) and
+   * what its place proves against option injection (after `--`, an option's value, a constant start).
+   */
+  protected sequence(node: Node): Taint[] {
+    const elements = node.namedChildren.filter((child): child is Node => child !== null);
+    const texts = elements.map((element) => stringValue(element));
+    const first = texts[0];
+    const shellList = first !== undefined && SHELLS.test(first) && elements.some((element) => /^[-/]c$/i.test(stringValue(element) ?? ''));
+    const roles = classifyArgv(texts);
+    const argvProgram = first === undefined ? undefined : programName(first);
+    const result: Taint[][] = elements.map((element, index) => {
+      const start = this.staticText(element).text;
+      const guard = index === 0 ? undefined : argvElementGuard(texts.slice(0, index), start === '' ? undefined : start);
+      const taints = this.expression(element).map((taint) =>
+        derive(taint, { argv: index === 0 ? 'program' : 'arg', shellList: shellList || undefined, argvRole: roles[index], ...(argvProgram !== undefined && { argvProgram }) }),
+      );
+      return guard ? withSanitizer(taints, guard) : taints;
+    });
+    return union(...result);
+  }
+
+  protected subscript(node: Node): Taint[] {
+    const value = node.childForFieldName('value');
+    if (!value || this.isEnviron(value)) return [];
+    const index = node.childForFieldName('subscript');
+    return this.pick(value, index ? stringValue(index) : undefined, node);
+  }
+
+  /** `container[key]` / `container.get(key)`: a constant key on the tool's arguments picks one parameter. */
+  protected pick(container: Node, key: string | undefined, at: Node): Taint[] {
+    return this.expression(container).map((taint) => {
+      if (key === undefined) return derive(taint, { dict: undefined, argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
+      if (taint.dict) {
+        const declared = taint.dict.find((parameter) => parameter.name === key);
+        return derive(taint, {
+          origin: { ...taint.origin, param: key },
+          dict: undefined,
+          sanitizers: [...taint.sanitizers, ...(declared ? schemaSanitizers(declared) : [])],
+          steps: [...taint.steps, this.step(at, `argument ${key}`)],
+        });
+      }
+      if (taint.param && taint.param.key === undefined) return derive(taint, { param: { index: taint.param.index, key }, argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
+      return derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
+    });
+  }
+
+  protected call(node: Node): Taint[] {
+    const callee = node.childForFieldName('function');
+    if (!callee) return [];
+    const args = callArguments(node);
+    const written = dottedName(callee);
+    const qualified = written ? qualify(this.module, written) : undefined;
+    const object = callee.type === 'attribute' ? callee.childForFieldName('object') : undefined;
+    const method = callee.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
+    const receiverType = object ? this.typeOf(object) : undefined;
+
+    const argTaints = args.positional.map((argument) => this.expression(argument));
+    const keywordTaints = new Map([...args.keywords].map(([key, value]) => [key, this.expression(value)] as const));
+    const splatTaints = args.splats.map((splat) => this.expression(splat));
+    const receiver = object ? this.expression(object) : [];
+
+    const sinkKind = this.sinks(node, { written: written ?? callee.text, qualified, method, object, receiverType, args, argTaints, keywordTaints, receiver });
+    // What a process, a database or a remote server answers is not the caller's value any more.
+    if (sinkKind && OPAQUE_RESULTS.has(sinkKind)) return [];
+
+    // Origins produced by the call itself.
+    if (qualified) {
+      const decoded = this.decodedConstant(node, qualified, args);
+      if (decoded) return [decoded];
+      if (method === 'copy' && object && qualify(this.module, dottedName(object) ?? '') === 'os.environ') return [envTaint(this.module.path, node)];
+    }
+    const allArgs = union(...argTaints, ...keywordTaints.values(), ...splatTaints);
+
+    if (qualified) {
+      if (NUMERIC_CALLS.has(qualified)) return withSanitizer(allArgs, 'numeric');
+      if (qualified === 'shlex.quote' || qualified === 'pipes.quote') return withSanitizer(allArgs, 'shell-escape');
+      if (BASENAME_CALLS.has(qualified) || /(^|\.)secure_filename$/.test(qualified)) return withSanitizer(allArgs, 'basename');
+      if (RESOLVE_CALLS.has(qualified)) return allArgs.map((taint) => derive(taint, { resolved: true }));
+      if (PARAMETERISED_SQL_CALLS.test(qualified)) return withSanitizer(allArgs, 'parameterised-sql');
+      if (qualified === 'shlex.split') return allArgs.map((taint) => derive(taint, { argv: taint.composition === 'embedded' ? 'arg' : 'program' }));
+      if (qualified === 'os.path.join' || qualified === 'posixpath.join') {
+        const sensitive = this.sensitivePath(node);
+        return union(args.positional.length > 1 ? embedded(allArgs) : allArgs, sensitive ? [sensitive] : []);
+      }
+      if (qualified === 'dict' && args.positional.length === 1 && qualify(this.module, dottedName(args.positional[0]) ?? '') === 'os.environ') {
+        return [envTaint(this.module.path, node)];
+      }
+    }
+    // One named variable is configuration, not a dump of the environment.
+    if (method === 'get' && object && this.isEnviron(object)) return [];
+    if (method === 'get' && object && args.positional[0]) {
+      const key = stringValue(args.positional[0]);
+      if (key !== undefined) return union(this.pick(object, key, node), ...argTaints.slice(1));
+    }
+    if (method === 'resolve' || method === 'absolute') return receiver.map((taint) => derive(taint, { resolved: true }));
+
+    const helper = this.program.resolveFunction(this.module, callee);
+    if (helper) {
+      return this.callHelper(node, helper, args, argTaints, keywordTaints);
+    }
+
+    if (method && MUTATING_METHODS.has(method) && object) {
+      const base = baseIdentifier(object);
+      if (base && allArgs.length > 0) {
+        // cmd.append(x) on an argv list adds an argument; on anything else the value is mixed into the container.
+        const added = this.types.get(base) === 'list' && LIST_METHODS.has(method) ? allArgs.map((taint) => derive(taint, { argv: 'arg' })) : embedded(allArgs);
+        this.env.set(base, union(this.env.get(base) ?? [], withStep(added, this.step(node, `added to ${base}`))));
+      }
+    }
+    // Unknown calls pass their inputs through: str(x), x.strip(), json.dumps(x), Path(x).
+    if (method && EMBEDDING_METHODS.has(method)) return this.hostFixed(node, embedded(union(receiver, allArgs)));
+    return union(receiver.map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined })), allArgs);
+  }
+
+
+  protected callHelper(node: Node, helper: { module: PyModule; definition: Node }, args: CallArguments, argTaints: Taint[][], keywordTaints: Map<string, Taint[]>): Taint[] {
+    const crossFile = helper.module !== this.module;
+    const summary = this.engine.summary(helper.module, helper.definition);
+    const parameters = functionParameters(helper.definition).map((parameter) => parameterName(parameter)!);
+    const offset = parameters[0] === 'self' || parameters[0] === 'cls' ? 1 : 0;
+    const bound: Taint[][] = parameters.map((name, index) => {
+      if (index < offset) return [];
+      return argTaints[index - offset] ?? keywordTaints.get(name) ?? [];
+    });
+    const name = helper.definition.childForFieldName('name')?.text ?? 'helper';
+    const adapt = (inner: Taint): Taint[] => {
+      const index = inner.param!.index;
+      const note = this.step(node, `passed to ${name}(${parameters[index] ?? index})`);
+      return (bound[index] ?? []).map((outer) => {
+        const result = substitute(outer, inner, note);
+        if (crossFile) result.crossFile = true;
+        return result;
+      });
+    };
+    const boundNodes = parameters.map((name, index) => (index < offset ? undefined : (args.positional[index - offset] ?? args.keywords.get(name))));
+    for (const hit of summary.hits) {
+      const destination = this.engine.destinationParam.get(hit.sink);
+      const sink = destination === undefined ? hit.sink : this.destinationAt(hit.sink, boundNodes[destination]);
+      for (const taint of adapt(hit.taint)) {
+        const placed = placeInArgv(sink, taint);
+        this.report(placed.sink, [placed.taint]);
+      }
+    }
+    const returned: Taint[] = [];
+    for (const value of summary.returns) {
+      if (value.param) returned.push(...adapt(value));
+      else returned.push(crossFile ? { ...value, crossFile: true } : value);
+    }
+    return withStep(union(returned), this.step(node, `returned from ${name}`));
+  }
+}
