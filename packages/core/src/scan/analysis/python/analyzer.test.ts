@@ -69,6 +69,30 @@ const CASES: Case[] = [
     noFlows: [{ sink: 'command', shell: true }, { sink: 'command', param: 'host', sanitizers: UNGUARDED }],
   },
   {
+    // Sinks inside methods of helper classes: an instance built in the tool, a class's staticmethod, `self._impl` set in
+    // `__init__`, a dataclass field, an inherited method, a module-level instance imported from another module, and a
+    // functools.partial whose function takes `*args`.
+    fixture: 'rules/command-injection/malicious-py-helper-classes',
+    flows: [
+      { sink: 'code', tool: 'bump_version', param: 'expression', sanitizers: UNGUARDED, crossFile: true },
+      { sink: 'command', tool: 'run_tests', param: 'selector', shell: true, sanitizers: UNGUARDED, crossFile: true },
+      { sink: 'command', tool: 'run_stage', param: 'script', shell: true, composition: 'whole', sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'make', param: 'target', shell: true, sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'make_local', param: 'task', shell: true, sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'quick', param: 'line', shell: true, sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'lint_paths', param: 'paths', shell: true, sanitizers: UNGUARDED },
+    ],
+  },
+  {
+    fixture: 'rules/command-injection/benign-py-helper-classes',
+    flows: [
+      { sink: 'command', tool: 'run_tests', param: 'selector', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+      { sink: 'command', tool: 'make', param: 'task', sanitizers: ['allowlist'] },
+      { sink: 'command', tool: 'lint_paths', param: 'paths', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+    ],
+    noFlows: [{ sink: 'code' }, { sink: 'command', shell: true }, { sink: 'command', sanitizers: UNGUARDED }],
+  },
+  {
     fixture: 'rules/command-injection/malicious-py-helper-os-system',
     flows: [{ sink: 'command', tool: 'checkout', param: 'branch', shell: true, composition: 'embedded', sanitizers: UNGUARDED, crossFile: true }],
   },

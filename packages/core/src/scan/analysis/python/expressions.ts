@@ -14,8 +14,9 @@ import {
 } from './catalog.js';
 import { argvElementGuard, classifyArgv, programName } from '../catalog.js';
 import { qualify, type PyModule } from './program.js';
+import { classOfType, findMethod, resolveClass } from './classes.js';
 import { SinkScope } from './sinks.js';
-import { callArguments, dottedName, functionParameters, parameterName, stringValue, type CallArguments, type Node } from './syntax.js';
+import { callArguments, dottedName, functionParameters, parameterName, splatParameters, stringValue, type CallArguments, type Node } from './syntax.js';
 import {
   baseIdentifier,
   derive,
@@ -200,6 +201,12 @@ export abstract class ExpressionScope extends SinkScope {
     const splatTaints = args.splats.map((splat) => this.expression(splat));
     const receiver = object ? this.expression(object) : [];
 
+    // A method of a package class is followed into its body, not judged by its name (`db.execute` of a wrapper).
+    const bound = object && method ? this.methodOf(object, method, receiverType) : undefined;
+    if (bound) return this.callHelper(node, bound, args, argTaints, keywordTaints);
+    const partial = callee.type === 'identifier' ? this.partialOf(callee) : undefined;
+    if (partial) return this.callPartial(node, partial, args, argTaints, keywordTaints);
+
     const sinkKind = this.sinks(node, { written: written ?? callee.text, qualified, method, object, receiverType, args, argTaints, keywordTaints, receiver });
     // What a process, a database or a remote server answers is not the caller's value any more.
     if (sinkKind && OPAQUE_RESULTS.has(sinkKind)) return [];
@@ -239,6 +246,10 @@ export abstract class ExpressionScope extends SinkScope {
     if (helper) {
       return this.callHelper(node, helper, args, argTaints, keywordTaints);
     }
+    // A constructor runs `__init__` (its sinks count); the instance keeps what it was built from.
+    const constructed = resolveClass(this.program, this.module, callee);
+    const init = constructed ? findMethod(this.program, constructed, '__init__') : undefined;
+    if (init) this.callHelper(node, init, args, argTaints, keywordTaints);
 
     if (method && MUTATING_METHODS.has(method) && object) {
       const base = baseIdentifier(object);
@@ -254,6 +265,45 @@ export abstract class ExpressionScope extends SinkScope {
   }
 
 
+  /** `ev.evaluate(x)` on an instance of a package class, `Helper.run(x)` on the class itself, `self._impl.run(x)`. */
+  private methodOf(object: Node, method: string, receiverType: string | undefined): { module: PyModule; definition: Node } | undefined {
+    const cls = classOfType(this.program, receiverType) ?? (object.type === 'identifier' && this.env.has(object.text) ? undefined : resolveClass(this.program, this.module, object));
+    return cls ? findMethod(this.program, cls, method) : undefined;
+  }
+
+  /** `run_git = functools.partial(_run, "git")`: the function and the arguments bound in front. */
+  private partialOf(callee: Node): { helper: { module: PyModule; definition: Node }; call: Node } | undefined {
+    let module = this.module;
+    let value = this.env.has(callee.text) ? this.assignedValues.get(callee.text) : this.module.constants.get(callee.text);
+    const binding = value || this.env.has(callee.text) ? undefined : this.module.imports.get(callee.text);
+    if (binding?.name) {
+      // Defined in another module of the package: `from .runners import lint`.
+      const target = this.program.resolveModule(this.module, binding.module, binding.level);
+      value = target?.constants.get(binding.name);
+      if (target) module = target;
+    }
+    if (value?.type !== 'call') return undefined;
+    const name = qualify(module, dottedName(value.childForFieldName('function')) ?? '');
+    if (name !== 'functools.partial') return undefined;
+    const target = callArguments(value).positional[0];
+    const helper = target ? this.program.resolveFunction(module, target) : undefined;
+    return helper ? { helper, call: value } : undefined;
+  }
+
+  private callPartial(
+    node: Node,
+    partial: { helper: { module: PyModule; definition: Node }; call: Node },
+    args: CallArguments,
+    argTaints: Taint[][],
+    keywordTaints: Map<string, Taint[]>,
+  ): Taint[] {
+    const frozen = callArguments(partial.call);
+    const positional = frozen.positional.slice(1);
+    const merged: CallArguments = { positional: [...positional, ...args.positional], keywords: new Map([...frozen.keywords, ...args.keywords]), splats: args.splats };
+    const mergedKeywords = new Map([...[...frozen.keywords].map(([key, value]) => [key, this.expression(value)] as const), ...keywordTaints]);
+    return this.callHelper(node, partial.helper, merged, [...positional.map((argument) => this.expression(argument)), ...argTaints], mergedKeywords);
+  }
+
   protected callHelper(node: Node, helper: { module: PyModule; definition: Node }, args: CallArguments, argTaints: Taint[][], keywordTaints: Map<string, Taint[]>): Taint[] {
     const crossFile = helper.module !== this.module;
     const summary = this.engine.summary(helper.module, helper.definition);
@@ -263,6 +313,9 @@ export abstract class ExpressionScope extends SinkScope {
       if (index < offset) return [];
       return argTaints[index - offset] ?? keywordTaints.get(name) ?? [];
     });
+    const splats = splatParameters(helper.definition);
+    bound.push(splats.list ? union(...argTaints.slice(Math.max(0, splats.list.before - offset))) : []);
+    bound.push(splats.dict ? union(...[...keywordTaints].filter(([key]) => !parameters.includes(key)).map(([, taints]) => taints)) : []);
     const name = helper.definition.childForFieldName('name')?.text ?? 'helper';
     const adapt = (inner: Taint): Taint[] => {
       const index = inner.param!.index;

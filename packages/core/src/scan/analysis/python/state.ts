@@ -4,6 +4,7 @@
 // (expressions.ts) → Scope (scope.ts, statements); each layer only calls downwards, plus `expression` and `assign`.
 import type { FlowStep, SinkKind } from '../../model.js';
 import { KNOWN_TYPES } from './catalog.js';
+import { attributeClass, classOfType, classType, instanceClass, resolveClass, type PyClass } from './classes.js';
 import { qualify, resolveConstant, type PyModule, type PyProgram } from './program.js';
 import { callArguments, dottedName, location, snippet, stringValue, type Node } from './syntax.js';
 import { fixedHostOf, isSequenceLiteral, sensitiveTaint, type SinkHit, type SinkInfo, type StaticText, type Taint, type TaintContext } from './values.js';
@@ -117,7 +118,8 @@ export abstract class ScopeState {
           const value = this.module.constants.get(node.text)!;
           return this.typeOf(value, depth + 1);
         }
-        return undefined;
+        if (this.env.has(node.text)) return undefined;
+        return this.packageType(instanceClass(this.program, this.module, node));
       case 'list':
         return 'list';
       case 'parenthesized_expression':
@@ -131,7 +133,12 @@ export abstract class ScopeState {
       }
       case 'attribute': {
         const object = node.childForFieldName('object');
-        return object && this.typeOf(object, depth + 1) === 'pathlib.Path' && /^(parent|parents)$/.test(node.childForFieldName('attribute')?.text ?? '') ? 'pathlib.Path' : undefined;
+        const attribute = node.childForFieldName('attribute')?.text ?? '';
+        const objectType = object ? this.typeOf(object, depth + 1) : undefined;
+        if (objectType === 'pathlib.Path') return /^(parent|parents)$/.test(attribute) ? 'pathlib.Path' : undefined;
+        // `self._impl` set to `ShellImpl()` in `__init__`, or a dataclass field of a package class.
+        const owner = classOfType(this.program, objectType);
+        return owner ? this.packageType(attributeClass(this.program, owner, attribute)) : undefined;
       }
       case 'call': {
         const callee = node.childForFieldName('function');
@@ -140,6 +147,8 @@ export abstract class ScopeState {
           const known = KNOWN_TYPES[qualify(this.module, name)];
           if (known) return known;
         }
+        const constructed = resolveClass(this.program, this.module, callee);
+        if (constructed) return classType(constructed);
         if (callee?.type === 'attribute') {
           const object = callee.childForFieldName('object');
           const method = callee.childForFieldName('attribute')?.text ?? '';
@@ -150,6 +159,10 @@ export abstract class ScopeState {
       default:
         return undefined;
     }
+  }
+
+  private packageType(cls: PyClass | undefined): string | undefined {
+    return cls ? classType(cls) : undefined;
   }
 
   /** The constant `base_url=` an HTTP client object was built with (`httpx.AsyncClient(base_url=API)`). */

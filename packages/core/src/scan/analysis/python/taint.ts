@@ -4,8 +4,9 @@
 import type { TaintFlow } from '../../model.js';
 import { NON_INPUT_SINKS, ORIGIN_WORDS, OUTBOUND_WORDS, SKIPPED_AT_MODULE_LEVEL } from './catalog.js';
 import type { PyHandler, PyModule, PyProgram } from './program.js';
+import { classType, enclosingClass } from './classes.js';
 import { Scope } from './scope.js';
-import { functionParameters, parameterName, type Node } from './syntax.js';
+import { functionParameters, parameterName, splatParameters, type Node } from './syntax.js';
 import { inputTaint, placeInArgv, substitute, type SinkInfo, type Summary, type Taint, type TaintContext } from './values.js';
 
 /** Runs the dataflow over a parsed package: summaries on demand from the handlers, plus a sweep for secrets, environment dumps and decoded payloads. */
@@ -86,6 +87,20 @@ class TaintEngine implements TaintContext {
       const annotation = parameter.childForFieldName('type')?.text;
       if (annotation && /\bPath\b/.test(annotation)) scope.types.set(name, 'pathlib.Path');
     });
+    // `*args` / `**kwargs` are parameters past the named ones: a call binds the rest of its arguments to them.
+    const splats = splatParameters(definition);
+    const named = functionParameters(definition).length;
+    [splats.list?.name, splats.dict].forEach((name, extra) => {
+      if (!name) return;
+      const index = named + extra;
+      scope.env.set(name, [{ origin: { kind: 'unknown' }, param: { index }, composition: 'whole', steps: [], sanitizers: [], crossFile: false }]);
+      scope.parameterIndex.set(name, index);
+    });
+    // `self` / `cls` of a method: calls through them reach the methods and attributes of its class.
+    const owner = enclosingClass(module, definition);
+    const first = functionParameters(definition)[0];
+    const receiver = first ? parameterName(first) : undefined;
+    if (owner && (receiver === 'self' || receiver === 'cls')) scope.types.set(receiver, classType(owner));
     const body = definition.childForFieldName('body');
     if (body) scope.block(body);
     const result = { returns: scope.returns, hits: scope.hits };
