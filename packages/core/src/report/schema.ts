@@ -44,6 +44,7 @@ const extractorId = z.enum([
   'tool-map',
   'python-fastmcp',
   'python-lowlevel',
+  'python-jsonrpc',
   'manifest',
   'remote',
 ]);

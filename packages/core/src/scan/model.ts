@@ -139,6 +139,7 @@ export type ExtractorId =
   | 'tool-map'
   | 'python-fastmcp'
   | 'python-lowlevel'
+  | 'python-jsonrpc'
   | 'manifest'
   | 'remote';
 

@@ -13,19 +13,20 @@ import {
   SHELLS,
 } from './catalog.js';
 import { argvElementGuard, classifyArgv, programName } from '../catalog.js';
-import { qualify, type PyModule } from './program.js';
+import { qualify, resolveConstant, type PyModule } from './program.js';
 import { classOfType, findMethod, resolveClass } from './classes.js';
 import { SinkScope } from './sinks.js';
 import { callArguments, dottedName, functionParameters, parameterName, splatParameters, stringValue, type CallArguments, type Node } from './syntax.js';
 import {
   baseIdentifier,
   derive,
+  argumentOf,
   embedded,
+  envelopeMember,
   envTaint,
   fixedHostOf,
   isSequenceLiteral,
   placeInArgv,
-  schemaSanitizers,
   sensitiveTaint,
   substitute,
   union,
@@ -99,7 +100,10 @@ export abstract class ExpressionScope extends SinkScope {
         const name = dottedName(node);
         if (name && qualify(this.module, name) === 'os.environ') return [envTaint(this.module.path, node)];
         const object = node.childForFieldName('object');
-        return object ? this.expression(object).map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined })) : [];
+        const member = node.childForFieldName('attribute')?.text;
+        return object
+          ? this.expression(object).flatMap((taint) => (taint.envelope ? (envelopeMember(taint, member) ?? []) : [derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined })]))
+          : [];
       }
       case 'call':
         return this.call(node);
@@ -170,19 +174,12 @@ export abstract class ExpressionScope extends SinkScope {
 
   /** `container[key]` / `container.get(key)`: a constant key on the tool's arguments picks one parameter. */
   protected pick(container: Node, key: string | undefined, at: Node): Taint[] {
-    return this.expression(container).map((taint) => {
+    return this.expression(container).flatMap((taint) => {
+      if (taint.envelope) return envelopeMember(taint, key) ?? [];
       if (key === undefined) return derive(taint, { dict: undefined, argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
-      if (taint.dict) {
-        const declared = taint.dict.find((parameter) => parameter.name === key);
-        return derive(taint, {
-          origin: { ...taint.origin, param: key },
-          dict: undefined,
-          sanitizers: [...taint.sanitizers, ...(declared ? schemaSanitizers(declared) : [])],
-          steps: [...taint.steps, this.step(at, `argument ${key}`)],
-        });
-      }
+      if (taint.dict) return argumentOf(taint, key, this.step(at, `argument ${key}`));
       if (taint.param && taint.param.key === undefined) return derive(taint, { param: { index: taint.param.index, key }, argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
-      return derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
+      return [derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined })];
     });
   }
 
@@ -204,6 +201,8 @@ export abstract class ExpressionScope extends SinkScope {
     // A method of a package class is followed into its body, not judged by its name (`db.execute` of a wrapper).
     const bound = object && method ? this.methodOf(object, method, receiverType) : undefined;
     if (bound) return this.callHelper(node, bound, args, argTaints, keywordTaints);
+    const dispatched = this.dispatch ? this.dispatchedHandler(callee) : undefined;
+    if (dispatched) return this.callHelper(node, dispatched, args, argTaints, keywordTaints);
     const partial = callee.type === 'identifier' ? this.partialOf(callee) : undefined;
     if (partial) return this.callPartial(node, partial, args, argTaints, keywordTaints);
 
@@ -271,6 +270,40 @@ export abstract class ExpressionScope extends SinkScope {
     return cls ? findMethod(this.program, cls, method) : undefined;
   }
 
+  /**
+   * In a dispatcher, `HANDLERS[name](...)`, `HANDLERS.get(name)(...)` or `handler = HANDLERS.get(name)` then
+   * `handler(...)`: the function the table holds for the tool being walked.
+   */
+  private dispatchedHandler(callee: Node, depth = 0): { module: PyModule; definition: Node } | undefined {
+    if (depth > 2 || !this.dispatch) return undefined;
+    let table: Node | null | undefined;
+    let key: Node | null | undefined;
+    if (callee.type === 'subscript') {
+      table = callee.childForFieldName('value');
+      key = callee.childForFieldName('subscript');
+    } else if (callee.type === 'call') {
+      const inner = callee.childForFieldName('function');
+      if (inner?.type === 'attribute' && inner.childForFieldName('attribute')?.text === 'get') {
+        table = inner.childForFieldName('object');
+        key = callArguments(callee).positional[0];
+      }
+    } else if (callee.type === 'identifier') {
+      const value = this.assignedValues.get(callee.text);
+      return value ? this.dispatchedHandler(value, depth + 1) : undefined;
+    }
+    if (!table || !key || !this.dispatch.names.has(key.text)) return undefined;
+    const dictionary = resolveConstant(this.module, table);
+    if (dictionary?.type !== 'dictionary') return undefined;
+    for (const pair of dictionary.namedChildren) {
+      if (pair?.type !== 'pair') continue;
+      const name = pair.childForFieldName('key');
+      const value = pair.childForFieldName('value');
+      if (!name || !value || this.staticText(name).text !== this.dispatch.tool || !this.staticText(name).complete) continue;
+      return this.program.resolveFunction(this.module, value);
+    }
+    return undefined;
+  }
+
   /** `run_git = functools.partial(_run, "git")`: the function and the arguments bound in front. */
   private partialOf(callee: Node): { helper: { module: PyModule; definition: Node }; call: Node } | undefined {
     let module = this.module;
@@ -312,6 +345,12 @@ export abstract class ExpressionScope extends SinkScope {
     const bound: Taint[][] = parameters.map((name, index) => {
       if (index < offset) return [];
       return argTaints[index - offset] ?? keywordTaints.get(name) ?? [];
+    });
+    // `handler(**arguments)`: each parameter takes the argument of its name.
+    const mapping = args.splats.filter((splat) => splat.type === 'dictionary_splat').flatMap((splat) => (splat.namedChildren[0] ? this.expression(splat.namedChildren[0]) : []));
+    parameters.forEach((name, index) => {
+      if (index < offset || (bound[index] ?? []).length > 0) return;
+      bound[index] = mapping.filter((taint) => taint.dict).map((taint) => argumentOf(taint, name, this.step(node, `argument ${name}`)));
     });
     const splats = splatParameters(helper.definition);
     bound.push(splats.list ? union(...argTaints.slice(Math.max(0, splats.list.before - offset))) : []);

@@ -2,7 +2,7 @@
 // `match`; the top layer of the walk over a function body.
 import { classConstant } from './program.js';
 import { ExpressionScope } from './expressions.js';
-import { stringValue, type Node } from './syntax.js';
+import { callArguments, stringValue, unwrap, type Node } from './syntax.js';
 import { baseIdentifier, derive, embedded, isWildcardCase, refuses, union, withStep, type Taint } from './values.js';
 
 export class Scope extends ExpressionScope {
@@ -137,6 +137,11 @@ export class Scope extends ExpressionScope {
         const name = target.text;
         this.parameterIndex.delete(name);
         this.assignedValues.set(name, value);
+        // `name = params.name` in a dispatcher: the local now holds the requested tool's name.
+        if (this.dispatch) {
+          if (this.dispatch.names.has(unwrap(value).text) || this.isNameMember(value)) this.dispatch.names.add(name);
+          else this.dispatch.names.delete(name);
+        }
         this.env.set(name, withStep(taints, this.step(target, `assigned to ${name}`)));
         const type = this.typeOf(value);
         if (type) this.types.set(name, type);
@@ -216,6 +221,21 @@ export class Scope extends ExpressionScope {
     }
   }
 
+  /** `req["name"]`, `params.get("name")`, `params.name` on a tools/call request: the requested tool's name. */
+  private isNameMember(value: Node): boolean {
+    const node = unwrap(value);
+    let object: Node | null | undefined;
+    if (node.type === 'attribute' && node.childForFieldName('attribute')?.text === 'name') object = node.childForFieldName('object');
+    else if (node.type === 'subscript' && stringValue(node.childForFieldName('subscript')) === 'name') object = node.childForFieldName('value');
+    else if (node.type === 'call') {
+      const callee = node.childForFieldName('function');
+      if (callee?.type === 'attribute' && callee.childForFieldName('attribute')?.text === 'get' && stringValue(callArguments(node).positional[0]) === 'name') {
+        object = callee.childForFieldName('object');
+      }
+    }
+    return object !== null && object !== undefined && this.expression(object).some((taint) => taint.envelope);
+  }
+
   /** In a low-level dispatcher: true when the condition selects the current tool, false when it selects another, else undefined. */
   private dispatchDecision(condition: Node): boolean | undefined {
     if (!this.dispatch) return undefined;
@@ -225,7 +245,8 @@ export class Scope extends ExpressionScope {
     if (operands.length !== 2) return undefined;
     const operator = node.children.find((child) => child && !child.isNamed)?.text;
     const [left, right] = operands as [Node, Node];
-    const subject = left.type === 'identifier' && left.text === this.dispatch.nameParam ? right : right.type === 'identifier' && right.text === this.dispatch.nameParam ? left : undefined;
+    const names = this.dispatch.names;
+    const subject = names.has(left.text) ? right : names.has(right.text) ? left : undefined;
     if (!subject) return undefined;
     if (operator === '==') {
       const value = this.staticText(subject);
@@ -239,7 +260,7 @@ export class Scope extends ExpressionScope {
 
   private matchStatement(node: Node): void {
     const subject = node.childForFieldName('subject');
-    const dispatching = this.dispatch && subject?.type === 'identifier' && subject.text === this.dispatch.nameParam;
+    const dispatching = this.dispatch !== undefined && subject !== null && subject !== undefined && this.dispatch.names.has(subject.text);
     if (subject) this.expression(subject);
     for (const clause of node.descendantsOfType('case_clause')) {
       if (!clause) continue;

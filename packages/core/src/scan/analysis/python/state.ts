@@ -9,6 +9,15 @@ import { qualify, resolveConstant, type PyModule, type PyProgram } from './progr
 import { callArguments, dottedName, location, snippet, stringValue, type Node } from './syntax.js';
 import { fixedHostOf, isSequenceLiteral, sensitiveTaint, type SinkHit, type SinkInfo, type StaticText, type Taint, type TaintContext } from './values.js';
 
+/**
+ * A walk over a low-level dispatcher for one tool: `names` are the expressions that hold the requested tool's name
+ * (`name`, `params.name`, `req["params"]["name"]`, and locals assigned from them).
+ */
+export interface Dispatch {
+  tool: string;
+  names: Set<string>;
+}
+
 export abstract class ScopeState {
   readonly env = new Map<string, Taint[]>();
   readonly types = new Map<string, string>();
@@ -29,7 +38,7 @@ export abstract class ScopeState {
   constructor(
     readonly engine: TaintContext,
     readonly module: PyModule,
-    readonly dispatch?: { tool: string; nameParam: string },
+    readonly dispatch?: Dispatch,
   ) {}
 
   abstract expression(node: Node): Taint[];

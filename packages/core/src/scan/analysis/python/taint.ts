@@ -52,6 +52,8 @@ class TaintEngine implements TaintContext {
   constructor(readonly program: PyProgram) {}
 
   emit(sink: SinkInfo, taint: Taint): void {
+    // A whole tools/call request is not a value anyone chose: only its arguments are.
+    if (taint.envelope) return;
     if (taint.origin.kind !== 'tool-input' && !NON_INPUT_SINKS.has(sink.kind)) return;
     let sanitizers = taint.sanitizers;
     if (sink.kind === 'network' && taint.hostFixed) {
@@ -149,20 +151,29 @@ class TaintEngine implements TaintContext {
     // Low-level dispatcher: walk the function once per tool, entering only the branches that tool reaches.
     const parameters = functionParameters(handler.definition).map((parameter) => parameterName(parameter)!);
     const offset = parameters[0] === 'self' ? 1 : 0;
-    const nameParam = parameters[offset];
-    const argumentsParam = parameters[offset + 1];
+    const argumentsTaint = (envelope: boolean): Taint => ({
+      origin: { kind: 'tool-input', tool: handler.tool },
+      composition: 'whole',
+      steps: [{ file: handler.module.path, line: handler.definition.startPosition.row + 1, note: `arguments of ${handler.tool}` }],
+      sanitizers: [],
+      crossFile: false,
+      dict: handler.parameters,
+      ...(envelope && { envelope }),
+    });
+    if (handler.inputs === 'request') {
+      // `(ctx, params)`: the request context is the server's; every other parameter is (part of) the request.
+      const requests = parameters.slice(offset).filter((name) => !/^(ctx|context)$/.test(name));
+      const scope = new Scope(this, handler.module, { tool: handler.tool, names: new Set(handler.nameExpression ? [handler.nameExpression] : []) });
+      for (const name of requests) scope.env.set(name, [argumentsTaint(true)]);
+      const body = handler.definition.childForFieldName('body');
+      if (body) scope.block(body);
+      return;
+    }
+    const nameParam = handler.nameExpression ?? parameters[offset];
+    const argumentsParam = parameters.slice(offset).find((name) => name !== nameParam);
     if (!nameParam || !argumentsParam) return;
-    const scope = new Scope(this, handler.module, { tool: handler.tool, nameParam });
-    scope.env.set(argumentsParam, [
-      {
-        origin: { kind: 'tool-input', tool: handler.tool },
-        composition: 'whole',
-        steps: [{ file: handler.module.path, line: handler.definition.startPosition.row + 1, note: `arguments of ${handler.tool}` }],
-        sanitizers: [],
-        crossFile: false,
-        dict: handler.parameters,
-      },
-    ]);
+    const scope = new Scope(this, handler.module, { tool: handler.tool, names: new Set([nameParam]) });
+    scope.env.set(argumentsParam, [argumentsTaint(false)]);
     const body = handler.definition.childForFieldName('body');
     if (body) scope.block(body);
     // Reached sinks with real origins were emitted directly; the dispatcher's own summary is not needed.

@@ -25,6 +25,11 @@ export interface Taint {
   resolved?: boolean;
   /** The low-level `arguments` mapping itself: a constant subscript picks one parameter. */
   dict?: ToolParameter[];
+  /**
+   * The whole request of a tools/call (v2 `params`, a JSON-RPC message): its `arguments` member is the mapping above,
+   * its `name`, `id` and `method` are not tool input, and it reaches no sink as a whole.
+   */
+  envelope?: boolean;
   /** The value sits after a constant `scheme://host/` in a URL: a request with it cannot reach another host. */
   hostFixed?: string;
 }
@@ -100,7 +105,9 @@ export function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
   let origin = outer.origin;
   let sanitizers = [...outer.sanitizers, ...inner.sanitizers];
   let dict = outer.dict;
-  if (outer.dict && inner.param?.key !== undefined) {
+  // A whole request passed to a helper that reads one member: `arguments` is the mapping; other members stay opaque.
+  const envelope = outer.envelope && inner.param?.key !== 'arguments';
+  if (!outer.envelope && outer.dict && inner.param?.key !== undefined) {
     const declared = outer.dict.find((parameter) => parameter.name === inner.param!.key);
     origin = { ...origin, param: inner.param.key };
     if (declared) sanitizers = [...sanitizers, ...schemaSanitizers(declared)];
@@ -124,11 +131,30 @@ export function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
   const argvProgram = inner.argvProgram ?? outer.argvProgram;
   if (argvProgram) result.argvProgram = argvProgram;
   if (inner.resolved || outer.resolved) result.resolved = true;
-  if (dict && !inner.param?.key) result.dict = dict;
+  if (dict && (!inner.param?.key || outer.envelope)) result.dict = dict;
+  if (envelope) result.envelope = true;
   // Inside the callee the value either reached the sink as passed (the caller's host pin holds) or was rebuilt.
   const hostFixed = inner.composition === 'whole' ? (outer.hostFixed ?? inner.hostFixed) : inner.hostFixed;
   if (hostFixed) result.hostFixed = hostFixed;
   return result;
+}
+
+/** One argument picked from the tool's argument mapping, with the guards its declared schema gives it. */
+export function argumentOf(taint: Taint, key: string, step: FlowStep): Taint {
+  const declared = taint.dict?.find((parameter) => parameter.name === key);
+  return derive(taint, {
+    origin: { ...taint.origin, param: key },
+    dict: undefined,
+    sanitizers: [...taint.sanitizers, ...(declared ? schemaSanitizers(declared) : [])],
+    steps: [...taint.steps, step],
+  });
+}
+
+/** A member of a tools/call request: `arguments` is the argument mapping; the tool name, id and method carry nothing. */
+export function envelopeMember(taint: Taint, key: string | undefined): Taint | undefined {
+  if (key === 'arguments') return derive(taint, { envelope: undefined });
+  if (key === undefined || /^(name|method|id|jsonrpc|_meta|meta)$/.test(key)) return undefined;
+  return taint;
 }
 
 export function derive(taint: Taint, changes: Partial<Taint>): Taint {
@@ -138,7 +164,7 @@ export function derive(taint: Taint, changes: Partial<Taint>): Taint {
 }
 
 export function taintKey(taint: Taint): string {
-  return JSON.stringify([taint.origin, taint.param, taint.composition, [...taint.sanitizers].sort(), taint.argv, taint.shellList, taint.resolved, !!taint.dict]);
+  return JSON.stringify([taint.origin, taint.param, taint.composition, [...taint.sanitizers].sort(), taint.argv, taint.shellList, taint.resolved, !!taint.dict, !!taint.envelope]);
 }
 
 export function union(...lists: Taint[][]): Taint[] {
@@ -157,7 +183,7 @@ export function union(...lists: Taint[][]): Taint[] {
 }
 
 export function embedded(taints: Taint[]): Taint[] {
-  return taints.map((taint) => derive(taint, { composition: 'embedded', argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined, hostFixed: undefined }));
+  return taints.map((taint) => derive(taint, { composition: 'embedded', argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined, envelope: undefined, hostFixed: undefined }));
 }
 
 /** `https://api.example.com/…` → `https://api.example.com`; undefined when the text does not pin scheme and host. */
