@@ -93,6 +93,33 @@ const CASES: Case[] = [
     noFlows: [{ sink: 'code' }, { sink: 'command', shell: true }, { sink: 'command', sanitizers: UNGUARDED }],
   },
   {
+    // Request data of the package's own web routes: Flask's global request, a FastAPI path parameter, http.server's self.path.
+    fixture: 'rules/command-injection/malicious-py-http-routes',
+    flows: [
+      { sink: 'command', origin: 'http-request', detailIncludes: 'flask.request', shell: true, sanitizers: UNGUARDED },
+      { sink: 'command', origin: 'http-request', detailIncludes: 'POST /api/trace/{host} host', shell: true, sanitizers: UNGUARDED, crossFile: true },
+      { sink: 'command', origin: 'http-request', detailIncludes: 'GET (http.server)', shell: true, sanitizers: UNGUARDED },
+    ],
+    noFlows: [{ sink: 'command', origin: 'tool-input' }],
+  },
+  {
+    fixture: 'rules/command-injection/benign-py-http-routes',
+    flows: [{ sink: 'command', origin: 'http-request', shell: false }],
+    noFlows: [{ sink: 'command', shell: true }, { sink: 'command', origin: 'http-request', sanitizers: UNGUARDED }],
+  },
+  {
+    // A fetched document from a URL the tool's caller chose, and a connected MCP server's tool result, run as code.
+    fixture: 'rules/code-injection/malicious-py-remote-response',
+    flows: [
+      { sink: 'deserialize', origin: 'remote-response', sanitizers: UNGUARDED },
+      { sink: 'command', origin: 'remote-response', shell: true, detailIncludes: 'call_tool' },
+    ],
+  },
+  {
+    fixture: 'rules/code-injection/benign-py-remote-response',
+    noFlows: [{ sink: 'deserialize' }, { sink: 'command' }, { sink: 'code' }],
+  },
+  {
     fixture: 'rules/command-injection/malicious-py-helper-os-system',
     flows: [{ sink: 'command', tool: 'checkout', param: 'branch', shell: true, composition: 'embedded', sanitizers: UNGUARDED, crossFile: true }],
   },

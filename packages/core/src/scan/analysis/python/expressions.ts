@@ -11,10 +11,12 @@ import {
   RESOLVE_CALLS,
   SENSITIVE_PATH,
   SHELLS,
+  MCP_CLIENT_RESULTS,
 } from './catalog.js';
 import { argvElementGuard, classifyArgv, programName } from '../catalog.js';
 import { qualify, resolveConstant, type PyModule } from './program.js';
 import { classOfType, findMethod, resolveClass } from './classes.js';
+import { isGlobalRequest } from './routes.js';
 import { SinkScope } from './sinks.js';
 import { callArguments, dottedName, functionParameters, parameterName, splatParameters, stringValue, type CallArguments, type Node } from './syntax.js';
 import {
@@ -24,6 +26,9 @@ import {
   embedded,
   envelopeMember,
   envTaint,
+  OUTSIDER_ORIGINS,
+  requestTaint,
+  responseTaint,
   fixedHostOf,
   isSequenceLiteral,
   placeInArgv,
@@ -45,6 +50,7 @@ export abstract class ExpressionScope extends SinkScope {
         const local = this.env.get(node.text);
         if (local) return local;
         if (this.module.constants.has(node.text)) return this.engine.moduleValue(this.module, node.text);
+        if (isGlobalRequest(this.module, node.text)) return [requestTaint(this.module.path, node, qualify(this.module, node.text))];
         return [];
       }
       case 'string':
@@ -208,7 +214,18 @@ export abstract class ExpressionScope extends SinkScope {
 
     const sinkKind = this.sinks(node, { written: written ?? callee.text, qualified, method, object, receiverType, args, argTaints, keywordTaints, receiver });
     // What a process, a database or a remote server answers is not the caller's value any more.
+    if (sinkKind === 'network') {
+      // The answer of a server at an address an outsider chose is theirs: judged where it runs (command, code, pickle).
+      const chosen = this.urlChooser(args);
+      if (chosen) {
+        const response = responseTaint(this.module.path, node, `response of ${written ?? 'a request'} to a URL its caller chose`);
+        return [chosen === true ? response : { ...response, param: chosen, responseOf: true }];
+      }
+    }
     if (sinkKind && OPAQUE_RESULTS.has(sinkKind)) return [];
+    if (receiverType === 'mcp.ClientSession' && method && MCP_CLIENT_RESULTS.has(method)) {
+      return [responseTaint(this.module.path, node, `result of ${method} from a connected MCP server`)];
+    }
 
     // Origins produced by the call itself.
     if (qualified) {
@@ -263,6 +280,17 @@ export abstract class ExpressionScope extends SinkScope {
     return union(receiver.map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined })), allArgs);
   }
 
+
+  /**
+   * Who chose the URL of an HTTP request (first argument or `url=`, past a method name): true for tool input, request
+   * data or another answer; the parameter of the summarised function when it depends on its caller; else undefined.
+   */
+  private urlChooser(args: CallArguments): true | NonNullable<Taint['param']> | undefined {
+    const url = args.keywords.get('url') ?? args.positional.find((argument) => !/^["'][A-Z]+["']$/.test(argument.text));
+    const taints = url ? this.expression(url).filter((taint) => !taint.hostFixed && !taint.envelope) : [];
+    if (taints.some((taint) => !taint.param && OUTSIDER_ORIGINS.has(taint.origin.kind))) return true;
+    return taints.find((taint) => taint.param)?.param;
+  }
 
   /** `ev.evaluate(x)` on an instance of a package class, `Helper.run(x)` on the class itself, `self._impl.run(x)`. */
   private methodOf(object: Node, method: string, receiverType: string | undefined): { module: PyModule; definition: Node } | undefined {

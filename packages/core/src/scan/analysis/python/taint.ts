@@ -2,12 +2,13 @@
 // which dangerous calls. Each function is summarised once (parameters as symbolic sources): the summary says which
 // parameters reach which sinks and which flow into the return value, so a call site only substitutes its arguments.
 import type { TaintFlow } from '../../model.js';
-import { NON_INPUT_SINKS, ORIGIN_WORDS, OUTBOUND_WORDS, SKIPPED_AT_MODULE_LEVEL } from './catalog.js';
+import { EXECUTING_SINKS, NON_INPUT_SINKS, ORIGIN_WORDS, OUTBOUND_WORDS, SKIPPED_AT_MODULE_LEVEL } from './catalog.js';
 import type { PyHandler, PyModule, PyProgram } from './program.js';
 import { classType, enclosingClass } from './classes.js';
+import { findRoutes, type PyRoute } from './routes.js';
 import { Scope } from './scope.js';
 import { functionParameters, parameterName, splatParameters, type Node } from './syntax.js';
-import { inputTaint, placeInArgv, substitute, type SinkInfo, type Summary, type Taint, type TaintContext } from './values.js';
+import { inputTaint, placeInArgv, requestTaint, substitute, type SinkInfo, type Summary, type Taint, type TaintContext } from './values.js';
 
 /** Runs the dataflow over a parsed package: summaries on demand from the handlers, plus a sweep for secrets, environment dumps and decoded payloads. */
 export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[]): TaintFlow[] {
@@ -37,6 +38,7 @@ export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[])
     mentions = new RegExp(`\\b(${[...returning].join('|')})\\s*\\(`);
   }
   for (const handler of handlers) engine.analyzeHandler(handler);
+  for (const route of findRoutes(program)) engine.analyzeRoute(route);
   return engine.flows;
 }
 
@@ -54,7 +56,9 @@ class TaintEngine implements TaintContext {
   emit(sink: SinkInfo, taint: Taint): void {
     // A whole tools/call request is not a value anyone chose: only its arguments are.
     if (taint.envelope) return;
-    if (taint.origin.kind !== 'tool-input' && !NON_INPUT_SINKS.has(sink.kind)) return;
+    const kind = taint.origin.kind;
+    if (kind === 'remote-response' && !EXECUTING_SINKS.has(sink.kind)) return;
+    if (kind !== 'tool-input' && kind !== 'http-request' && !NON_INPUT_SINKS.has(sink.kind)) return;
     let sanitizers = taint.sanitizers;
     if (sink.kind === 'network' && taint.hostFixed) {
       sanitizers = [...sanitizers, 'fixed-host'];
@@ -131,6 +135,21 @@ class TaintEngine implements TaintContext {
     const taints = value ? new Scope(this, module).expression(value) : [];
     this.moduleValues.set(key, taints);
     return taints;
+  }
+
+  /** A route of the package's own web server: its request parameters are `http-request` sources. */
+  analyzeRoute(route: PyRoute): void {
+    const parameters = functionParameters(route.definition);
+    const summary = this.summary(route.module, route.definition);
+    for (const hit of summary.hits) {
+      const parameter = parameters[hit.taint.param!.index];
+      const name = parameter ? parameterName(parameter) : undefined;
+      if (!parameter || !name || !route.parameters.has(name)) continue;
+      const detail = name === 'self' ? route.route : `${route.route} ${name}`;
+      const seed = requestTaint(route.module.path, parameter, detail, parameter.childForFieldName('type')?.text);
+      const placed = placeInArgv(hit.sink, substitute(seed, hit.taint));
+      this.emit(placed.sink, placed.taint);
+    }
   }
 
   analyzeHandler(handler: PyHandler): void {

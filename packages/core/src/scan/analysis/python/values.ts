@@ -30,6 +30,8 @@ export interface Taint {
    * its `name`, `id` and `method` are not tool input, and it reaches no sink as a whole.
    */
   envelope?: boolean;
+  /** The answer to a request whose URL is the parameter in `param`: a remote response when the caller's URL is an outsider's. */
+  responseOf?: boolean;
   /** The value sits after a constant `scheme://host/` in a URL: a request with it cannot reach another host. */
   hostFixed?: string;
 }
@@ -47,6 +49,7 @@ export interface Summary {
 }
 
 const MAX_TAINTS = 24;
+export const OUTSIDER_ORIGINS = new Set<string>(['tool-input', 'http-request', 'remote-response']);
 export const MAX_STEPS = 12;
 
 /** What a scope needs from the engine that runs it: summaries of callees, module values, and the place flows go. */
@@ -113,6 +116,7 @@ export function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
     if (declared) sanitizers = [...sanitizers, ...schemaSanitizers(declared)];
     dict = undefined;
   }
+  if (inner.responseOf) origin = outer.param || OUTSIDER_ORIGINS.has(outer.origin.kind) ? inner.origin : { kind: 'unknown' };
   const steps = [...outer.steps, ...(note ? [note] : []), ...inner.steps].slice(-MAX_STEPS);
   const result: Taint = {
     origin,
@@ -133,6 +137,8 @@ export function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
   if (inner.resolved || outer.resolved) result.resolved = true;
   if (dict && (!inner.param?.key || outer.envelope)) result.dict = dict;
   if (envelope) result.envelope = true;
+  // Still the caller's parameter one level up: the answer becomes an outsider's only when the URL does.
+  if (inner.responseOf && outer.param) result.responseOf = true;
   // Inside the callee the value either reached the sink as passed (the caller's host pin holds) or was rebuilt.
   const hostFixed = inner.composition === 'whole' ? (outer.hostFixed ?? inner.hostFixed) : inner.hostFixed;
   if (hostFixed) result.hostFixed = hostFixed;
@@ -164,7 +170,7 @@ export function derive(taint: Taint, changes: Partial<Taint>): Taint {
 }
 
 export function taintKey(taint: Taint): string {
-  return JSON.stringify([taint.origin, taint.param, taint.composition, [...taint.sanitizers].sort(), taint.argv, taint.shellList, taint.resolved, !!taint.dict, !!taint.envelope]);
+  return JSON.stringify([taint.origin, taint.param, taint.composition, [...taint.sanitizers].sort(), taint.argv, taint.shellList, taint.resolved, !!taint.dict, !!taint.envelope, !!taint.responseOf]);
 }
 
 export function union(...lists: Taint[][]): Taint[] {
@@ -224,6 +230,29 @@ export function baseIdentifier(node: Node): string | undefined {
     else return undefined;
   }
   return undefined;
+}
+
+/** Data of a request to the package's own HTTP routes. */
+export function requestTaint(file: string, node: Node, detail: string, type?: string): Taint {
+  const sanitizers = type && /^(int|float|bool|Decimal|UUID|uuid\.UUID|datetime|date)$/.test(type.trim()) ? ['numeric'] : [];
+  return {
+    origin: { kind: 'http-request', detail },
+    composition: 'whole',
+    steps: [{ file, line: node.startPosition.row + 1, note: `request data (${detail})`, kind: 'http-request' }],
+    sanitizers,
+    crossFile: false,
+  };
+}
+
+/** What a server the package talks to answered. */
+export function responseTaint(file: string, node: Node, detail: string): Taint {
+  return {
+    origin: { kind: 'remote-response', detail },
+    composition: 'whole',
+    steps: [{ file, line: node.startPosition.row + 1, note: detail, kind: 'remote-response' }],
+    sanitizers: [],
+    crossFile: false,
+  };
 }
 
 export function envTaint(file: string, node: Node): Taint {
