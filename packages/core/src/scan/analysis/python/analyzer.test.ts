@@ -120,6 +120,18 @@ const CASES: Case[] = [
     noFlows: [{ sink: 'deserialize' }, { sink: 'command' }, { sink: 'code' }],
   },
   {
+    // An argv list built up with `[*BASE, "log"]` (a module constant) and `args += [...]`, passed to a helper method.
+    fixture: 'rules/argument-injection/malicious-py-argv-built-up',
+    flows: [
+      { sink: 'command', tool: 'history', param: 'ref', shell: false, sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'blame', param: 'path', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+    ],
+  },
+  {
+    fixture: 'rules/argument-injection/benign-py-argv-built-up',
+    noFlows: [{ sink: 'command', sanitizers: UNGUARDED }, { sink: 'command', shell: true }],
+  },
+  {
     fixture: 'rules/command-injection/malicious-py-helper-os-system',
     flows: [{ sink: 'command', tool: 'checkout', param: 'branch', shell: true, composition: 'embedded', sanitizers: UNGUARDED, crossFile: true }],
   },
@@ -559,7 +571,8 @@ describe('python analyzer: package-wide behaviour', () => {
     expect(find({ sink: 'network-send', origin: 'env' }).map((flow) => flow.sink.callee)).toEqual(['sock.sendall']);
     expect(find({ sink: 'code', origin: 'decoded-constant', detailIncludes: 'import os' })).toHaveLength(1);
     expect(find({ sink: 'code', origin: 'decoded-constant', detailIncludes: 'print(42)' })).toHaveLength(1);
-    expect(find({ sink: 'command', tool: 'log', param: 'branch', sanitizers: ['execFile-argv'] })).toHaveLength(1);
+    // `cmd.append(branch)` on `git log`: an argument where an option can stand (`--output=…`), not a plain operand.
+    expect(find({ sink: 'command', tool: 'log', param: 'branch', sanitizers: [] }).filter((flow) => flow.sink.role === 'option')).toHaveLength(1);
     expect(find({ sink: 'command', tool: 'log', param: 'extra', sanitizers: ['end-of-options', 'execFile-argv'] })).toHaveLength(1);
     expect(find({ sink: 'command', tool: 'log' })).toHaveLength(2);
     expect(find({ sink: 'file-read', tool: 'show', sanitizers: ['realpath-containment'] })).toHaveLength(1);

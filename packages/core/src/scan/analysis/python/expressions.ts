@@ -154,21 +154,54 @@ export abstract class ExpressionScope extends SinkScope {
    * what its place proves against option injection (after `--`, an option's value, a constant start).
    */
   protected sequence(node: Node): Taint[] {
-    const elements = node.namedChildren.filter((child): child is Node => child !== null);
-    const texts = elements.map((element) => stringValue(element));
+    return this.argvElements(node.namedChildren.filter((child): child is Node => child !== null), []).taints;
+  }
+
+  /**
+   * Elements added to an argv list whose constant words so far are `prefix` (`args += [...]`, `args.extend([...])`,
+   * `args.append(x)`, or a new literal with `*base` spliced in): each keeps its place in the whole list. Returns the
+   * taints and the list's words afterwards (undefined where a word is not constant).
+   */
+  /** The words of an argv list held in a local, or in a module constant written as a list literal (`BASE = ["git"]`). */
+  private listWords(name: string): Array<string | undefined> | undefined {
+    const local = this.argvWords.get(name);
+    if (local || this.env.has(name)) return local;
+    const constant = this.module.constants.get(name);
+    return constant?.type === 'list' || constant?.type === 'tuple' ? constant.namedChildren.filter((item) => item !== null).map((item) => stringValue(item!)) : undefined;
+  }
+
+  protected argvElements(elements: Node[], prefix: Array<string | undefined>): { taints: Taint[]; texts: Array<string | undefined> } {
+    const texts = [...prefix];
+    const placed: Array<{ node: Node; index: number }> = [];
+    const spliced: Taint[][] = [];
+    for (const element of elements) {
+      const base = element.type === 'list_splat' ? element.namedChildren[0] : undefined;
+      const words = base?.type === 'identifier' ? this.listWords(base.text) : undefined;
+      if (words) {
+        // `*base` of a known argv list: its words, and its values as they were placed in it.
+        texts.push(...words);
+        spliced.push(this.expression(base!));
+        continue;
+      }
+      // Any other element, `*rest` of unknown length included, takes the next place.
+      placed.push({ node: base ?? element, index: texts.length });
+      texts.push(stringValue(element));
+    }
     const first = texts[0];
-    const shellList = first !== undefined && SHELLS.test(first) && elements.some((element) => /^[-/]c$/i.test(stringValue(element) ?? ''));
+    const shellList = first !== undefined && SHELLS.test(first) && texts.some((text) => /^[-/]c$/i.test(text ?? ''));
     const roles = classifyArgv(texts);
     const argvProgram = first === undefined ? undefined : programName(first);
-    const result: Taint[][] = elements.map((element, index) => {
-      const start = this.staticText(element).text;
+    const result: Taint[][] = placed.map(({ node, index }) => {
+      const start = this.staticText(node).text;
       const guard = index === 0 ? undefined : argvElementGuard(texts.slice(0, index), start === '' ? undefined : start);
-      const taints = this.expression(element).map((taint) =>
+      const taints = this.expression(node).map((taint) =>
         derive(taint, { argv: index === 0 ? 'program' : 'arg', shellList: shellList || undefined, argvRole: roles[index], ...(argvProgram !== undefined && { argvProgram }) }),
       );
       return guard ? withSanitizer(taints, guard) : taints;
     });
-    return union(...result);
+    // A spliced list's own values become shell code when the words before them make the whole a `sh -c` line.
+    const splicedTaints = union(...spliced).map((taint) => (shellList && taint.argv === 'arg' ? derive(taint, { shellList: true, argvRole: 'shell-code' }) : taint));
+    return { taints: union(splicedTaints, ...result), texts };
   }
 
   protected subscript(node: Node): Taint[] {
@@ -271,7 +304,19 @@ export abstract class ExpressionScope extends SinkScope {
       const base = baseIdentifier(object);
       if (base && allArgs.length > 0) {
         // cmd.append(x) on an argv list adds an argument; on anything else the value is mixed into the container.
-        const added = this.types.get(base) === 'list' && LIST_METHODS.has(method) ? allArgs.map((taint) => derive(taint, { argv: 'arg' })) : embedded(allArgs);
+        const isList = this.types.get(base) === 'list' && LIST_METHODS.has(method);
+        const list = method === 'extend' ? args.positional[0] : undefined;
+        const words = this.argvWords.get(base);
+        const elements = method === 'append' ? args.positional.slice(0, 1) : list && (list.type === 'list' || list.type === 'tuple') ? list.namedChildren.filter((child): child is Node => child !== null) : undefined;
+        let added: Taint[];
+        if (isList && words && elements) {
+          const appended = this.argvElements(elements, words);
+          added = appended.taints;
+          this.argvWords.set(base, appended.texts);
+        } else {
+          added = isList ? allArgs.map((taint) => derive(taint, { argv: 'arg' })) : embedded(allArgs);
+          if (isList) this.argvWords.delete(base);
+        }
         this.env.set(base, union(this.env.get(base) ?? [], withStep(added, this.step(node, `added to ${base}`))));
       }
     }

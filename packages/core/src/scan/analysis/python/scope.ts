@@ -106,8 +106,17 @@ export class Scope extends ExpressionScope {
       const left = node.childForFieldName('left');
       const right = node.childForFieldName('right');
       if (!left || !right) return;
+      const words = left.type === 'identifier' ? this.argvWords.get(left.text) : undefined;
+      if (words && (right.type === 'list' || right.type === 'tuple')) {
+        // `args += [...]` on an argv list: still an argv list, its new words placed after the old ones.
+        const appended = this.argvElements(right.namedChildren.filter((child): child is Node => child !== null), words);
+        this.argvWords.set(left.text, appended.texts);
+        this.env.set(left.text, union(this.env.get(left.text) ?? [], withStep(appended.taints, this.step(node, `appended to ${left.text}`))));
+        return;
+      }
       const added = embedded(this.expression(right));
       if (left.type === 'identifier') {
+        this.argvWords.delete(left.text);
         this.env.set(left.text, union(embedded(this.env.get(left.text) ?? []), withStep(added, this.step(node, `appended to ${left.text}`))));
         this.texts.delete(left.text);
       } else {
@@ -146,6 +155,8 @@ export class Scope extends ExpressionScope {
         const type = this.typeOf(value);
         if (type) this.types.set(name, type);
         else this.types.delete(name);
+        if (value.type === 'list' || value.type === 'tuple') this.argvWords.set(name, this.argvElements(value.namedChildren.filter((child): child is Node => child !== null), []).texts);
+        else this.argvWords.delete(name);
         const text = this.staticText(value);
         if (text.text) this.texts.set(name, text);
         else this.texts.delete(name);

@@ -21,6 +21,8 @@ export interface Dispatch {
 export abstract class ScopeState {
   readonly env = new Map<string, Taint[]>();
   readonly types = new Map<string, string>();
+  /** The constant words of argv lists held in names (undefined for a word that is not constant). */
+  protected readonly argvWords = new Map<string, Array<string | undefined>>();
   /** The expression last assigned to a name, for checks that need its shape (a containment root's trailing separator). */
   protected readonly assignedValues = new Map<string, Node>();
   /** `parsed = urlparse(url)`: a check on `parsed.hostname` guards `url`. */
