@@ -47,7 +47,12 @@ function isServer(module: PyModule, serverNames: ReadonlySet<string>, name: stri
 
 const DECORATOR_KINDS: Record<string, ToolDefinition['kind']> = { tool: 'tool', prompt: 'prompt', resource: 'resource' };
 
-export function extractFastMcp(program: PyProgram, module: PyModule, serverNames: ReadonlySet<string>): PyExtraction {
+export function extractFastMcp(
+  program: PyProgram,
+  module: PyModule,
+  serverNames: ReadonlySet<string>,
+  servers: Map<ToolDefinition, string> = new Map(),
+): PyExtraction {
   const tools: ToolDefinition[] = [];
   const handlers: PyHandler[] = [];
 
@@ -79,7 +84,7 @@ export function extractFastMcp(program: PyProgram, module: PyModule, serverNames
       const target = dottedName(call ? call.childForFieldName('function') : expression);
       const match = target ? /^(\w+)\.(tool|prompt|resource)$/.exec(target) : null;
       if (!match || !isServer(module, serverNames, match[1]!)) continue;
-      register(DECORATOR_KINDS[match[2]!]!, definition, call);
+      register(DECORATOR_KINDS[match[2]!]!, definition, call, module, match[1]!);
     }
   }
 
@@ -98,14 +103,45 @@ export function extractFastMcp(program: PyProgram, module: PyModule, serverNames
     const built = direct ? fromFunction(module, statement!, args.positional[0]) : undefined;
     const target = built ? callArguments(built).positional[0] : args.positional[0];
     const definition = target ? program.resolveFunction(module, target) : undefined;
-    if (definition) register(DECORATOR_KINDS[match[2]!]!, definition.definition, built ?? (direct ? call : (callee ?? undefined)), definition.module);
+    if (definition) register(DECORATOR_KINDS[match[2]!]!, definition.definition, built ?? (direct ? call : (callee ?? undefined)), definition.module, match[1]!);
   }
   return { tools, handlers };
 
-  function register(kind: ToolDefinition['kind'], definition: Node, options: Node | undefined, home: PyModule = module): void {
+  function register(kind: ToolDefinition['kind'], definition: Node, options: Node | undefined, home: PyModule, server: string): void {
     const tool = toolFromFunction(home, definition, kind, options, module);
     tools.push(tool);
+    servers.set(tool, `${module.path}:${server}`);
     if (kind !== 'prompt') handlers.push({ kind: 'function', tool: tool.name, module: home, definition, parameters: tool.parameters });
+  }
+}
+
+/**
+ * `main.mount(sub, prefix="x")` / `namespace="x"` (fastmcp 3) / `mount("x", sub)` (early 2.x) / `import_server(...)`:
+ * the sub-server's tools are served as `x_<name>`. Renames the tools (and their handlers) registered on `sub`.
+ */
+export function applyMounts(program: PyProgram, extraction: PyExtraction, servers: ReadonlyMap<ToolDefinition, string>): void {
+  for (const module of program.modules) {
+    if (!/\.(mount|import_server)\(/.test(module.file.text ?? '')) continue;
+    for (const call of module.root.descendantsOfType('call')) {
+      const callee = call?.childForFieldName('function');
+      const method = callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
+      if (!call || (method !== 'mount' && method !== 'import_server')) continue;
+      const args = callArguments(call);
+      const first = stringValue(args.positional[0]);
+      const sub = first !== undefined ? args.positional[1] : (args.positional[0] ?? args.keywords.get('server'));
+      const prefix = first ?? stringValue(args.keywords.get('prefix') ?? args.keywords.get('namespace') ?? args.positional[1]);
+      if (sub?.type !== 'identifier' || !prefix) continue;
+      const binding = module.imports.get(sub.text);
+      const home = binding?.name ? program.resolveModule(module, binding.module, binding.level) : module;
+      const owner = home ? `${home.path}:${binding?.name ?? sub.text}` : undefined;
+      for (const [tool, server] of servers) {
+        if (server !== owner || tool.kind === 'instructions') continue;
+        const renamed = `${prefix}_${tool.name}`;
+        for (const handler of extraction.handlers) if (handler.tool === tool.name && handler.parameters === tool.parameters) handler.tool = renamed;
+        if (tool.handlerId?.endsWith(`:${tool.name}`)) tool.handlerId = `${tool.handlerId.slice(0, -tool.name.length)}${renamed}`;
+        tool.name = renamed;
+      }
+    }
   }
 }
 

@@ -13,7 +13,7 @@ const SHAPES: Array<{ shape: string; extractor: string; tools: string[] }> = [
   { shape: 'mcpserver-v2', extractor: 'python-fastmcp', tools: ['archive', 'list_archives'] },
   { shape: 'lowlevel-v2', extractor: 'python-lowlevel', tools: ['archive', 'ping'] },
   { shape: 'lowlevel-v1-match', extractor: 'python-lowlevel', tools: ['archive', 'status'] },
-  { shape: 'fastmcp-standalone', extractor: 'python-fastmcp', tools: ['archive', 'disk_usage', 'list_archives'] },
+  { shape: 'fastmcp-standalone', extractor: 'python-fastmcp', tools: ['archive', 'list_archives', 'maint_disk_usage'] },
   { shape: 'jsonrpc-stdin', extractor: 'python-jsonrpc', tools: ['archive', 'version'] },
 ];
 

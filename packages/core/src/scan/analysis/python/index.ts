@@ -5,12 +5,12 @@
 // the callee's tree, and are deleted in one place (the finally below).
 import type { CodeFact, ParseProblem, SourceFile, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
-import { extractFastMcp, fastMcpServerNames } from '../../extract/python-fastmcp.js';
+import { applyMounts, extractFastMcp, fastMcpServerNames } from '../../extract/python-fastmcp.js';
 import { extractJsonRpc } from '../../extract/python-jsonrpc.js';
 import { extractLowLevel, lowLevelServerNames } from '../../extract/python-lowlevel.js';
 import { pythonFacts } from './facts.js';
 import { errorShare, MAX_ERROR_SHARE, pythonParser } from './parser.js';
-import { indexModule, PyProgram, type PyHandler } from './program.js';
+import { indexModule, PyProgram, type PyExtraction, type PyHandler } from './program.js';
 import { analyzeTaint } from './taint.js';
 
 function message(error: unknown): string {
@@ -56,11 +56,16 @@ export const pythonAnalyzer: LanguageAnalyzer = {
 
       try {
         const fastMcp = fastMcpServerNames(program);
+        const servers = new Map<ToolDefinition, string>();
+        const fastMcpTools: PyExtraction = { tools: [], handlers: [] };
         for (const module of program.modules) {
-          const extraction = extractFastMcp(program, module, fastMcp);
-          tools.push(...extraction.tools);
-          handlers.push(...extraction.handlers);
+          const extraction = extractFastMcp(program, module, fastMcp, servers);
+          fastMcpTools.tools.push(...extraction.tools);
+          fastMcpTools.handlers.push(...extraction.handlers);
         }
+        applyMounts(program, fastMcpTools, servers);
+        tools.push(...fastMcpTools.tools);
+        handlers.push(...fastMcpTools.handlers);
         const lowLevel = extractLowLevel(program, lowLevelServerNames(program));
         tools.push(...lowLevel.tools);
         handlers.push(...lowLevel.handlers);
