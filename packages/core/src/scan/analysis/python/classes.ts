@@ -181,9 +181,28 @@ export function instanceClass(program: PyProgram, module: PyModule, node: Node |
   }
 }
 
+/** Answers per program: attribute and method lookups repeat for every `self.x.y()` call of a class. */
+const lookups = new WeakMap<PyProgram, Map<string, unknown>>();
+
+function cached<T>(program: PyProgram, key: string, compute: () => T): T {
+  let cache = lookups.get(program);
+  if (!cache) lookups.set(program, (cache = new Map()));
+  if (cache.has(key)) return cache.get(key) as T;
+  const value = compute();
+  cache.set(key, value);
+  return value;
+}
+
 /** The class of `self.<name>` within `cls`, following its field or its assignment in a method. */
 export function attributeClass(program: PyProgram, cls: PyClass, name: string): PyClass | undefined {
-  const source = attributeSource(program, cls, name);
-  if (!source) return undefined;
-  return instanceClass(program, source.module, source.value) ?? instanceClass(program, source.module, source.annotation);
+  return cached(program, `attribute ${classType(cls)}.${name}`, () => {
+    const source = attributeSource(program, cls, name);
+    if (!source) return undefined;
+    return instanceClass(program, source.module, source.value) ?? instanceClass(program, source.module, source.annotation);
+  });
+}
+
+/** `findMethod`, remembered per program. */
+export function methodOfClass(program: PyProgram, cls: PyClass, name: string): { module: PyModule; definition: Node } | undefined {
+  return cached(program, `method ${classType(cls)}.${name}`, () => findMethod(program, cls, name));
 }

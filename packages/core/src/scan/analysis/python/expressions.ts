@@ -15,7 +15,7 @@ import {
 } from './catalog.js';
 import { argvElementGuard, classifyArgv, programName } from '../catalog.js';
 import { qualify, resolveConstant, type PyModule } from './program.js';
-import { classOfType, findMethod, resolveClass } from './classes.js';
+import { classOfType, methodOfClass, resolveClass } from './classes.js';
 import { isGlobalRequest } from './routes.js';
 import { SinkScope } from './sinks.js';
 import { callArguments, dottedName, functionParameters, parameterName, splatParameters, stringValue, type CallArguments, type Node } from './syntax.js';
@@ -297,7 +297,7 @@ export abstract class ExpressionScope extends SinkScope {
     }
     // A constructor runs `__init__` (its sinks count); the instance keeps what it was built from.
     const constructed = resolveClass(this.program, this.module, callee);
-    const init = constructed ? findMethod(this.program, constructed, '__init__') : undefined;
+    const init = constructed ? methodOfClass(this.program, constructed, '__init__') : undefined;
     if (init) this.callHelper(node, init, args, argTaints, keywordTaints);
 
     if (method && MUTATING_METHODS.has(method) && object) {
@@ -340,7 +340,7 @@ export abstract class ExpressionScope extends SinkScope {
   /** `ev.evaluate(x)` on an instance of a package class, `Helper.run(x)` on the class itself, `self._impl.run(x)`. */
   private methodOf(object: Node, method: string, receiverType: string | undefined): { module: PyModule; definition: Node } | undefined {
     const cls = classOfType(this.program, receiverType) ?? (object.type === 'identifier' && this.env.has(object.text) ? undefined : resolveClass(this.program, this.module, object));
-    return cls ? findMethod(this.program, cls, method) : undefined;
+    return cls ? methodOfClass(this.program, cls, method) : undefined;
   }
 
   /**
