@@ -81,6 +81,8 @@ const CASES: Case[] = [
       { sink: 'command', tool: 'make_local', param: 'task', shell: true, sanitizers: UNGUARDED },
       { sink: 'command', tool: 'quick', param: 'line', shell: true, sanitizers: UNGUARDED },
       { sink: 'command', tool: 'lint_paths', param: 'paths', shell: true, sanitizers: UNGUARDED },
+      // Kept on the instance by `__init__` and read as `self.command` by another method.
+      { sink: 'command', tool: 'queue', param: 'task', shell: true, composition: 'embedded', sanitizers: UNGUARDED },
     ],
   },
   {
@@ -89,6 +91,7 @@ const CASES: Case[] = [
       { sink: 'command', tool: 'run_tests', param: 'selector', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
       { sink: 'command', tool: 'make', param: 'task', sanitizers: ['allowlist'] },
       { sink: 'command', tool: 'lint_paths', param: 'paths', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+      { sink: 'command', tool: 'queue', param: 'target', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
     ],
     noFlows: [{ sink: 'code' }, { sink: 'command', shell: true }, { sink: 'command', sanitizers: UNGUARDED }],
   },

@@ -239,7 +239,7 @@ export abstract class ExpressionScope extends SinkScope {
 
     // A method of a package class is followed into its body, not judged by its name (`db.execute` of a wrapper).
     const bound = object && method ? this.methodOf(object, method, receiverType) : undefined;
-    if (bound) return this.callHelper(node, bound, args, argTaints, keywordTaints);
+    if (bound) return this.callHelper(node, bound, args, argTaints, keywordTaints, receiver);
     const dispatched = this.dispatch ? this.dispatchedHandler(callee) : undefined;
     if (dispatched) return this.callHelper(node, dispatched, args, argTaints, keywordTaints);
     const partial = callee.type === 'identifier' ? this.partialOf(callee) : undefined;
@@ -410,13 +410,24 @@ export abstract class ExpressionScope extends SinkScope {
     return this.callHelper(node, partial.helper, merged, [...positional.map((argument) => this.expression(argument)), ...argTaints], mergedKeywords);
   }
 
-  protected callHelper(node: Node, helper: { module: PyModule; definition: Node }, args: CallArguments, argTaints: Taint[][], keywordTaints: Map<string, Taint[]>): Taint[] {
+  /**
+   * Substitutes a call's arguments into the callee's summary. `receiver`: the instance of a bound method call, which
+   * stands for `self`: an object keeps what it was built or filled from (`Runner(cmd).run()` reads `self.cmd`).
+   */
+  protected callHelper(
+    node: Node,
+    helper: { module: PyModule; definition: Node },
+    args: CallArguments,
+    argTaints: Taint[][],
+    keywordTaints: Map<string, Taint[]>,
+    receiver: Taint[] = [],
+  ): Taint[] {
     const crossFile = helper.module !== this.module;
     const summary = this.engine.summary(helper.module, helper.definition);
     const parameters = functionParameters(helper.definition).map((parameter) => parameterName(parameter)!);
     const offset = parameters[0] === 'self' || parameters[0] === 'cls' ? 1 : 0;
     const bound: Taint[][] = parameters.map((name, index) => {
-      if (index < offset) return [];
+      if (index < offset) return parameters[0] === 'self' ? receiver.filter((taint) => !taint.envelope) : [];
       return argTaints[index - offset] ?? keywordTaints.get(name) ?? [];
     });
     // `handler(**arguments)`: each parameter takes the argument of its name.
