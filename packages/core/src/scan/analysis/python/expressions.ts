@@ -162,6 +162,19 @@ export abstract class ExpressionScope extends SinkScope {
    * `args.append(x)`, or a new literal with `*base` spliced in): each keeps its place in the whole list. Returns the
    * taints and the list's words afterwards (undefined where a word is not constant).
    */
+  /** The constant words of a list literal, with known lists spliced in (`[*BASE, "log", ref]` → git, log, ?). */
+  protected literalWords(node: Node): Array<string | undefined> {
+    const words: Array<string | undefined> = [];
+    for (const element of node.namedChildren) {
+      if (!element) continue;
+      const base = element.type === 'list_splat' ? element.namedChildren[0] : undefined;
+      const spliced = base?.type === 'identifier' ? this.listWords(base.text) : undefined;
+      if (spliced) words.push(...spliced);
+      else words.push(base ? undefined : stringValue(element));
+    }
+    return words;
+  }
+
   /** The words of an argv list held in a local, or in a module constant written as a list literal (`BASE = ["git"]`). */
   private listWords(name: string): Array<string | undefined> | undefined {
     const local = this.argvWords.get(name);

@@ -155,7 +155,7 @@ export class Scope extends ExpressionScope {
         const type = this.typeOf(value);
         if (type) this.types.set(name, type);
         else this.types.delete(name);
-        if (value.type === 'list' || value.type === 'tuple') this.argvWords.set(name, this.argvElements(value.namedChildren.filter((child): child is Node => child !== null), []).texts);
+        if (value.type === 'list' || value.type === 'tuple') this.argvWords.set(name, this.literalWords(value));
         else this.argvWords.delete(name);
         const text = this.staticText(value);
         if (text.text) this.texts.set(name, text);
