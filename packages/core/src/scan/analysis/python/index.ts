@@ -1,8 +1,8 @@
 // The Python analyzer: web-tree-sitter parses each file once; program.ts indexes imports, functions and constants;
 // the extractors read FastMCP / MCPServer, low-level Server (v1 decorators, v2 `on_*` handlers) and hand-written
 // JSON-RPC tools; taint.ts (over values, state, guards, sinks, expressions, scope) follows tool inputs and other
-// origins to sinks; facts.ts reads transport/TLS/obfuscation facts. Trees stay alive until the end because cross-file summaries walk
-// the callee's tree, and are deleted in one place (the finally below).
+// origins to sinks; facts.ts reads transport/TLS/obfuscation facts. Trees stay alive until the end because
+// cross-file summaries walk the callee's tree, and are deleted in one place (the finally below).
 import type { CodeFact, ParseProblem, SourceFile, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
 import { applyMounts, extractFastMcp, fastMcpServerNames } from '../../extract/python-fastmcp.js';
