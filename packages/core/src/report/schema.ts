@@ -47,6 +47,7 @@ const extractorId = z.enum([
   'openapi',
   'python-fastmcp',
   'python-lowlevel',
+  'python-jsonrpc',
   'manifest',
   'remote',
 ]);

@@ -143,6 +143,7 @@ export type ExtractorId =
   | 'openapi' // one tool per operation of an OpenAPI document shipped in the package
   | 'python-fastmcp'
   | 'python-lowlevel'
+  | 'python-jsonrpc'
   | 'manifest'
   | 'remote';
 

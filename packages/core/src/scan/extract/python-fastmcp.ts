@@ -1,5 +1,7 @@
-// Tools, prompts, resources and instructions of FastMCP servers (`mcp.server.fastmcp.FastMCP` and the standalone
-// `fastmcp` package), read from decorators, signatures and docstrings without running anything.
+// Tools, prompts, resources and instructions of FastMCP servers (`mcp.server.fastmcp.FastMCP`, its SDK v2 name
+// `MCPServer`, and the standalone `fastmcp` package 2.x/3.x), read from decorators, `add_tool` / `Tool.from_function`
+// registrations, signatures and docstrings (also a `__doc__` set later, or a text file of the package) without
+// running anything.
 import type { ToolDefinition, ToolParameter } from '../model.js';
 import {
   bindsInstance,
@@ -21,6 +23,7 @@ import {
   stringValue,
   type Node,
 } from '../analysis/python/syntax.js';
+import { resolveText } from './python-text.js';
 
 /** Names bound to `FastMCP(...)` anywhere in the package: tools are often declared in a module that imports the server object. */
 export function fastMcpServerNames(program: PyProgram): Set<string> {
@@ -34,12 +37,22 @@ export function fastMcpServerNames(program: PyProgram): Set<string> {
 }
 
 function isFastMcpConstructor(node: Node): boolean {
-  return node.type === 'call' && /(^|\.)FastMCP$/.test(dottedName(node.childForFieldName('function')) ?? '');
+  return node.type === 'call' && /(^|\.)(FastMCP|MCPServer)$/.test(dottedName(node.childForFieldName('function')) ?? '');
+}
+
+/** A name bound to a FastMCP / MCPServer server in this package or, inside a function, in this file. */
+function isServer(module: PyModule, serverNames: ReadonlySet<string>, name: string): boolean {
+  return serverNames.has(name) || bindsInstance(module, name, 'FastMCP') || bindsInstance(module, name, 'MCPServer');
 }
 
 const DECORATOR_KINDS: Record<string, ToolDefinition['kind']> = { tool: 'tool', prompt: 'prompt', resource: 'resource' };
 
-export function extractFastMcp(module: PyModule, serverNames: ReadonlySet<string>): PyExtraction {
+export function extractFastMcp(
+  program: PyProgram,
+  module: PyModule,
+  serverNames: ReadonlySet<string>,
+  servers: Map<ToolDefinition, string> = new Map(),
+): PyExtraction {
   const tools: ToolDefinition[] = [];
   const handlers: PyHandler[] = [];
 
@@ -70,44 +83,110 @@ export function extractFastMcp(module: PyModule, serverNames: ReadonlySet<string
       const call = expression.type === 'call' ? expression : undefined;
       const target = dottedName(call ? call.childForFieldName('function') : expression);
       const match = target ? /^(\w+)\.(tool|prompt|resource)$/.exec(target) : null;
-      if (!match || !(serverNames.has(match[1]!) || bindsInstance(module, match[1]!, 'FastMCP'))) continue;
-      register(DECORATOR_KINDS[match[2]!]!, definition, call);
+      if (!match || !isServer(module, serverNames, match[1]!)) continue;
+      register(DECORATOR_KINDS[match[2]!]!, definition, call, module, match[1]!);
     }
   }
 
-  // Registration without a decorator: `mcp.add_tool(fn, name=…)` or `mcp.tool(name=…)(fn)` at module level.
-  for (const statement of module.root.namedChildren) {
-    const call = statement?.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
+  // Registration without a decorator, at any depth: `mcp.add_tool(fn, name=…)`, `mcp.tool(name=…)(fn)`, or
+  // `mcp.add_tool(Tool.from_function(fn, name=…, description=…))` (directly or through a variable).
+  const registrations = /\.(add_tool|add_prompt|add_resource|tool|prompt|resource)\(/.test(module.file.text ?? '') ? module.root.descendantsOfType('expression_statement') : [];
+  for (const statement of registrations) {
+    const call = statement?.namedChildren[0];
     if (call?.type !== 'call') continue;
     const callee = call.childForFieldName('function');
     const args = callArguments(call);
     const direct = /^(\w+)\.add_(tool|prompt|resource)$/.exec(dottedName(callee) ?? '');
     const curried = callee?.type === 'call' ? /^(\w+)\.(tool|prompt|resource)$/.exec(dottedName(callee.childForFieldName('function')) ?? '') : null;
     const match = direct ?? curried;
-    if (!match || !(serverNames.has(match[1]!) || bindsInstance(module, match[1]!, 'FastMCP'))) continue;
-    const definition = args.positional[0]?.type === 'identifier' ? module.functions.get(args.positional[0].text) : undefined;
-    if (definition) register(DECORATOR_KINDS[match[2]!]!, definition, direct ? call : (callee ?? undefined));
+    if (!match || !isServer(module, serverNames, match[1]!)) continue;
+    const built = direct ? fromFunction(module, statement!, args.positional[0]) : undefined;
+    const target = built ? callArguments(built).positional[0] : args.positional[0];
+    const definition = target ? program.resolveFunction(module, target) : undefined;
+    if (definition) register(DECORATOR_KINDS[match[2]!]!, definition.definition, built ?? (direct ? call : (callee ?? undefined)), definition.module, match[1]!);
   }
   return { tools, handlers };
 
-  function register(kind: ToolDefinition['kind'], definition: Node, options: Node | undefined): void {
-    const tool = toolFromFunction(module, definition, kind, options);
+  function register(kind: ToolDefinition['kind'], definition: Node, options: Node | undefined, home: PyModule, server: string): void {
+    const tool = toolFromFunction(home, definition, kind, options, module);
     tools.push(tool);
-    if (kind !== 'prompt') handlers.push({ kind: 'function', tool: tool.name, module, definition, parameters: tool.parameters });
+    servers.set(tool, `${module.path}:${server}`);
+    if (kind !== 'prompt') handlers.push({ kind: 'function', tool: tool.name, module: home, definition, parameters: tool.parameters });
   }
 }
 
-function toolFromFunction(module: PyModule, definition: Node, kind: ToolDefinition['kind'], decorator: Node | undefined): ToolDefinition {
+/**
+ * `main.mount(sub, prefix="x")` / `namespace="x"` (fastmcp 3) / `mount("x", sub)` (early 2.x) / `import_server(...)`:
+ * the sub-server's tools are served as `x_<name>`. Renames the tools (and their handlers) registered on `sub`.
+ */
+export function applyMounts(program: PyProgram, extraction: PyExtraction, servers: ReadonlyMap<ToolDefinition, string>): void {
+  for (const module of program.modules) {
+    if (!/\.(mount|import_server)\(/.test(module.file.text ?? '')) continue;
+    for (const call of module.root.descendantsOfType('call')) {
+      const callee = call?.childForFieldName('function');
+      const method = callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
+      if (!call || (method !== 'mount' && method !== 'import_server')) continue;
+      const args = callArguments(call);
+      const first = stringValue(args.positional[0]);
+      const sub = first !== undefined ? args.positional[1] : (args.positional[0] ?? args.keywords.get('server'));
+      const prefix = first ?? stringValue(args.keywords.get('prefix') ?? args.keywords.get('namespace') ?? args.positional[1]);
+      if (sub?.type !== 'identifier' || !prefix) continue;
+      const binding = module.imports.get(sub.text);
+      const home = binding?.name ? program.resolveModule(module, binding.module, binding.level) : module;
+      const owner = home ? `${home.path}:${binding?.name ?? sub.text}` : undefined;
+      for (const [tool, server] of servers) {
+        if (server !== owner || tool.kind === 'instructions') continue;
+        const renamed = `${prefix}_${tool.name}`;
+        for (const handler of extraction.handlers) if (handler.tool === tool.name && handler.parameters === tool.parameters) handler.tool = renamed;
+        if (tool.handlerId?.endsWith(`:${tool.name}`)) tool.handlerId = `${tool.handlerId.slice(0, -tool.name.length)}${renamed}`;
+        tool.name = renamed;
+      }
+    }
+  }
+}
+
+/** `Tool.from_function(fn, …)` / `FunctionTool.from_function(…)`, written in place or assigned to a variable before. */
+function fromFunction(module: PyModule, at: Node, node: Node | undefined): Node | undefined {
+  const isBuilder = (candidate: Node | undefined) =>
+    candidate?.type === 'call' && /(^|\.)from_function$/.test(dottedName(candidate.childForFieldName('function')) ?? '') ? candidate : undefined;
+  if (node?.type !== 'identifier') return isBuilder(node);
+  const constant = isBuilder(module.constants.get(node.text));
+  if (constant) return constant;
+  // A local assigned in the same function: the last `name = Tool.from_function(...)` before this statement.
+  let found: Node | undefined;
+  for (const assignment of module.root.descendantsOfType('assignment')) {
+    if (!assignment || assignment.startIndex > at.startIndex) break;
+    if (assignment.childForFieldName('left')?.text === node.text) found = isBuilder(assignment.childForFieldName('right') ?? undefined) ?? found;
+  }
+  return found;
+}
+
+/** `fn.__doc__ = "…"` anywhere in the file, by function name: the docstring the framework will read. */
+function docOverrides(module: PyModule): Map<string, Node> {
+  const result = new Map<string, Node>();
+  if (!(module.file.text ?? '').includes('__doc__')) return result;
+  for (const assignment of module.root.descendantsOfType('assignment')) {
+    const left = assignment?.childForFieldName('left');
+    const right = assignment?.childForFieldName('right');
+    const match = left?.type === 'attribute' ? /^(\w+)\.__doc__$/.exec(left.text) : null;
+    if (match && right) result.set(match[1]!, right);
+  }
+  return result;
+}
+
+function toolFromFunction(module: PyModule, definition: Node, kind: ToolDefinition['kind'], decorator: Node | undefined, registeredIn: PyModule): ToolDefinition {
   const functionName = definition.childForFieldName('name')?.text ?? '<anonymous>';
   const options = decorator ? callArguments(decorator) : undefined;
-  const option = (key: string) => (options ? resolveConstant(module, options.keywords.get(key)) : undefined);
+  const option = (key: string) => (options ? resolveConstant(registeredIn, options.keywords.get(key)) : undefined);
   const name = stringValue(option('name')) ?? functionName;
-  const doc = docstring(definition);
+  const override = docOverrides(module).get(functionName);
+  const given = option('description') ? resolveText(registeredIn, option('description')) : override ? resolveText(module, override) : undefined;
+  const doc = given ? given.text : docstring(definition);
   const argDocs = doc ? googleArgs(doc) : new Map<string, string>();
   const tool: ToolDefinition = {
     kind,
     name,
-    description: stringValue(option('description')) ?? doc,
+    description: doc,
     parameters: functionParameters(definition)
       .map((parameter) => toolParameter(module, parameter, argDocs))
       .filter((parameter): parameter is ToolParameter => parameter !== undefined),
@@ -115,6 +194,7 @@ function toolFromFunction(module: PyModule, definition: Node, kind: ToolDefiniti
     extractor: 'python-fastmcp',
     handlerId: handlerId(module, definition, name),
   };
+  if (given?.source) tool.descriptionSource = given.source;
   const title = stringValue(option('title'));
   if (title) tool.title = title;
   const annotations = annotationsOf(option('annotations'));

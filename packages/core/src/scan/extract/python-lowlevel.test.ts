@@ -212,4 +212,41 @@ describe('schemaParameters', () => {
       { name: 'n', type: 'integer | null', format: 'int32', required: true },
     ]);
   });
+
+  it('dispatches through a handler table keyed by an Enum, binding the arguments mapping to the handler', async () => {
+    const result = await analyze({ 'ops/server.py': `import subprocess
+from enum import Enum
+import mcp.types as types
+from mcp.server.lowlevel import Server
+
+server = Server("x")
+
+class ToolName(str, Enum):
+    RUN = "run"
+    ECHO = "echo"
+
+def do_run(args: dict) -> str:
+    return subprocess.run(f"make {args['target']}", shell=True, capture_output=True, text=True).stdout
+
+def do_echo(args: dict) -> str:
+    return args.get("text", "")
+
+HANDLERS = {ToolName.RUN: do_run, ToolName.ECHO.value: do_echo}
+
+@server.list_tools()
+async def list_tools():
+    return [
+        types.Tool(name=ToolName.RUN, description="Run a make target.", inputSchema={"type": "object", "properties": {"target": {"type": "string"}}}),
+        types.Tool(name="echo", description="Echo.", inputSchema={"type": "object", "properties": {"text": {"type": "string"}}}),
+    ]
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict):
+    handler = HANDLERS[name]
+    return [types.TextContent(type="text", text=handler(arguments))]
+` });
+    expect(result.tools.map((tool) => tool.name)).toEqual(['run', 'echo']);
+    const commands = result.flows.filter((flow) => flow.sink.kind === 'command');
+    expect(commands.map((flow) => [flow.origin.tool, flow.origin.param, flow.sink.shell, flow.composition])).toEqual([['run', 'target', true, 'embedded']]);
+  });
 });

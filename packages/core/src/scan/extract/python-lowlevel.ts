@@ -3,14 +3,17 @@
 import type { ToolDefinition, ToolParameter } from '../model.js';
 import {
   bindsInstance,
+  classConstant,
   handlerId,
   resolveConstant,
   type PyExtraction,
+  type PyHandler,
   type PyModule,
   type PyProgram,
 } from '../analysis/python/program.js';
 import { callArguments, dottedName, literalValue, location, stringValue, type Literal, type Node } from '../analysis/python/syntax.js';
 import { annotationsOf, modelFields } from './python-fastmcp.js';
+import { resolveText } from './python-text.js';
 
 const LISTED_KINDS: Record<string, ToolDefinition['kind']> = {
   Tool: 'tool',
@@ -35,7 +38,7 @@ export function lowLevelServerNames(program: PyProgram): Set<string> {
 
 export function extractLowLevel(program: PyProgram, serverNames: ReadonlySet<string>): PyExtraction {
   const tools: ToolDefinition[] = [];
-  const dispatchers: Array<{ module: PyModule; definition: Node }> = [];
+  const dispatchers: Array<{ module: PyModule; definition: Node; inputs: PyHandler['inputs'] }> = [];
 
   for (const module of program.modules) {
     for (const [, value] of module.constants) {
@@ -63,20 +66,90 @@ export function extractLowLevel(program: PyProgram, serverNames: ReadonlySet<str
         const match = target ? /^(\w+)\.(\w+)$/.exec(target) : null;
         if (!match || !(serverNames.has(match[1]!) || bindsInstance(module, match[1]!, 'Server'))) continue;
         if (LIST_DECORATORS.has(match[2]!)) tools.push(...listedDefinitions(program, module, definition));
-        if (match[2] === 'call_tool') dispatchers.push({ module, definition });
+        if (match[2] === 'call_tool') dispatchers.push({ module, definition, inputs: 'name-and-arguments' });
+      }
+    }
+    // SDK v2: `Server("name", on_list_tools=list_tools, on_call_tool=call_tool)`, handlers taking `(ctx, params)`.
+    if (!/\bon_(list_tools|call_tool|list_prompts|list_resources)\s*=/.test(module.file.text ?? '')) continue;
+    for (const call of module.root.descendantsOfType('call')) {
+      if (!call || !isServerConstructor(call)) continue;
+      const keywords = callArguments(call).keywords;
+      for (const [keyword, value] of keywords) {
+        const handler = /^on_(\w+)$/.exec(keyword)?.[1];
+        const target = handler ? program.resolveFunction(module, value) : undefined;
+        if (!handler || !target) continue;
+        if (LIST_DECORATORS.has(handler)) tools.push(...listedDefinitions(program, target.module, target.definition));
+        if (handler === 'call_tool') dispatchers.push({ ...target, inputs: 'request' });
       }
     }
   }
 
-  const handlers: PyExtraction['handlers'] = [];
-  for (const tool of tools) {
-    if (tool.kind !== 'tool') continue;
-    for (const dispatcher of dispatchers) {
-      handlers.push({ kind: 'dispatch', tool: tool.name, module: dispatcher.module, definition: dispatcher.definition, parameters: tool.parameters });
+  return { tools, handlers: dispatchHandlers(tools, dispatchers) };
+}
+
+/** One handler per tool and dispatcher: the walk of the dispatcher that enters only that tool's branches. */
+export function dispatchHandlers(
+  tools: ToolDefinition[],
+  dispatchers: ReadonlyArray<{ module: PyModule; definition: Node; inputs: PyHandler['inputs'] }>,
+): PyHandler[] {
+  const handlers: PyHandler[] = [];
+  const names = new Set(tools.filter((tool) => tool.kind === 'tool').map((tool) => tool.name));
+  for (const dispatcher of dispatchers) {
+    const subject = dispatchSubject(dispatcher.module, dispatcher.definition, names);
+    for (const tool of tools) {
+      if (tool.kind !== 'tool') continue;
+      handlers.push({
+        kind: 'dispatch',
+        tool: tool.name,
+        module: dispatcher.module,
+        definition: dispatcher.definition,
+        parameters: tool.parameters,
+        ...(dispatcher.inputs && { inputs: dispatcher.inputs }),
+        ...(subject && { nameExpression: subject }),
+      });
       tool.handlerId ??= handlerId(dispatcher.module, dispatcher.definition, tool.name);
     }
   }
-  return { tools, handlers };
+  return handlers;
+}
+
+/**
+ * The expression a dispatcher compares with the tool names (`name`, `params.name`, `req["params"]["name"]`): the
+ * operand of `== "tool"` / `in (...)`, the subject of `match`, or the key of a lookup in a table keyed by tool name.
+ * The most frequent one wins; undefined when the function never compares with a tool name.
+ */
+export function dispatchSubject(module: PyModule, definition: Node, toolNames: ReadonlySet<string>): string | undefined {
+  const counts = new Map<string, number>();
+  const count = (node: Node | null | undefined) => {
+    if (node) counts.set(node.text, (counts.get(node.text) ?? 0) + 1);
+  };
+  const isToolName = (node: Node | null | undefined): boolean => {
+    const value = stringValue(node?.type === 'dotted_name' ? classConstant(module, node.text) : resolveConstant(module, node ?? undefined));
+    return value !== undefined && toolNames.has(value);
+  };
+  for (const comparison of definition.descendantsOfType('comparison_operator')) {
+    const [left, right] = comparison?.namedChildren ?? [];
+    if (!left || !right) continue;
+    if (isToolName(right) || ((right.type === 'tuple' || right.type === 'list' || right.type === 'set') && right.namedChildren.some(isToolName))) count(left);
+    else if (isToolName(left)) count(right);
+  }
+  for (const statement of definition.descendantsOfType('match_statement')) {
+    const cases = statement?.descendantsOfType('case_pattern') ?? [];
+    const named = cases.some((pattern) => pattern?.descendantsOfType('string').some(isToolName) || pattern?.descendantsOfType('dotted_name').some(isToolName));
+    if (named) count(statement?.childForFieldName('subject'));
+  }
+  const isTable = (node: Node | null | undefined): boolean => {
+    const table = resolveConstant(module, node ?? undefined);
+    return table?.type === 'dictionary' && table.namedChildren.some((pair) => isToolName(pair?.childForFieldName('key')));
+  };
+  for (const subscript of definition.descendantsOfType('subscript')) {
+    if (isTable(subscript?.childForFieldName('value'))) count(subscript?.childForFieldName('subscript'));
+  }
+  for (const call of definition.descendantsOfType('call')) {
+    const callee = call?.childForFieldName('function');
+    if (callee?.type === 'attribute' && callee.childForFieldName('attribute')?.text === 'get' && isTable(callee.childForFieldName('object'))) count(callArguments(call!).positional[0]);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
 /** The `Tool(...)`/`Prompt(...)`/`Resource(...)` calls in a list handler, including those in a module constant it returns. */
@@ -112,8 +185,9 @@ function listedDefinition(program: PyProgram, module: PyModule, call: Node, kind
     location: location(module.path, call),
     extractor: 'python-lowlevel',
   };
-  const description = stringValue(keyword('description'));
-  if (description) tool.description = description;
+  const description = resolveText(module, args.keywords.get('description'));
+  if (description.text) tool.description = description.text;
+  if (description.source) tool.descriptionSource = description.source;
   const title = stringValue(keyword('title'));
   if (title) tool.title = title;
   const annotations = annotationsOf(keyword('annotations'));

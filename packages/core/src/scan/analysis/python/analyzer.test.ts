@@ -69,6 +69,72 @@ const CASES: Case[] = [
     noFlows: [{ sink: 'command', shell: true }, { sink: 'command', param: 'host', sanitizers: UNGUARDED }],
   },
   {
+    // Sinks inside methods of helper classes: an instance built in the tool, a class's staticmethod, `self._impl` set in
+    // `__init__`, a dataclass field, an inherited method, a module-level instance imported from another module, and a
+    // functools.partial whose function takes `*args`.
+    fixture: 'rules/command-injection/malicious-py-helper-classes',
+    flows: [
+      { sink: 'code', tool: 'bump_version', param: 'expression', sanitizers: UNGUARDED, crossFile: true },
+      { sink: 'command', tool: 'run_tests', param: 'selector', shell: true, sanitizers: UNGUARDED, crossFile: true },
+      { sink: 'command', tool: 'run_stage', param: 'script', shell: true, composition: 'whole', sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'make', param: 'target', shell: true, sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'make_local', param: 'task', shell: true, sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'quick', param: 'line', shell: true, sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'lint_paths', param: 'paths', shell: true, sanitizers: UNGUARDED },
+      // Kept on the instance by `__init__` and read as `self.command` by another method.
+      { sink: 'command', tool: 'queue', param: 'task', shell: true, composition: 'embedded', sanitizers: UNGUARDED },
+    ],
+  },
+  {
+    fixture: 'rules/command-injection/benign-py-helper-classes',
+    flows: [
+      { sink: 'command', tool: 'run_tests', param: 'selector', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+      { sink: 'command', tool: 'make', param: 'task', sanitizers: ['allowlist'] },
+      { sink: 'command', tool: 'lint_paths', param: 'paths', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+      { sink: 'command', tool: 'queue', param: 'target', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+    ],
+    noFlows: [{ sink: 'code' }, { sink: 'command', shell: true }, { sink: 'command', sanitizers: UNGUARDED }],
+  },
+  {
+    // Request data of the package's own web routes: Flask's global request, a FastAPI path parameter, http.server's self.path.
+    fixture: 'rules/command-injection/malicious-py-http-routes',
+    flows: [
+      { sink: 'command', origin: 'http-request', detailIncludes: 'flask.request', shell: true, sanitizers: UNGUARDED },
+      { sink: 'command', origin: 'http-request', detailIncludes: 'POST /api/trace/{host} host', shell: true, sanitizers: UNGUARDED, crossFile: true },
+      { sink: 'command', origin: 'http-request', detailIncludes: 'GET (http.server)', shell: true, sanitizers: UNGUARDED },
+    ],
+    noFlows: [{ sink: 'command', origin: 'tool-input' }],
+  },
+  {
+    fixture: 'rules/command-injection/benign-py-http-routes',
+    flows: [{ sink: 'command', origin: 'http-request', shell: false }],
+    noFlows: [{ sink: 'command', shell: true }, { sink: 'command', origin: 'http-request', sanitizers: UNGUARDED }],
+  },
+  {
+    // A fetched document from a URL the tool's caller chose, and a connected MCP server's tool result, run as code.
+    fixture: 'rules/code-injection/malicious-py-remote-response',
+    flows: [
+      { sink: 'deserialize', origin: 'remote-response', sanitizers: UNGUARDED },
+      { sink: 'command', origin: 'remote-response', shell: true, detailIncludes: 'call_tool' },
+    ],
+  },
+  {
+    fixture: 'rules/code-injection/benign-py-remote-response',
+    noFlows: [{ sink: 'deserialize' }, { sink: 'command' }, { sink: 'code' }],
+  },
+  {
+    // An argv list built up with `[*BASE, "log"]` (a module constant) and `args += [...]`, passed to a helper method.
+    fixture: 'rules/argument-injection/malicious-py-argv-built-up',
+    flows: [
+      { sink: 'command', tool: 'history', param: 'ref', shell: false, sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'blame', param: 'path', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+    ],
+  },
+  {
+    fixture: 'rules/argument-injection/benign-py-argv-built-up',
+    noFlows: [{ sink: 'command', sanitizers: UNGUARDED }, { sink: 'command', shell: true }],
+  },
+  {
     fixture: 'rules/command-injection/malicious-py-helper-os-system',
     flows: [{ sink: 'command', tool: 'checkout', param: 'branch', shell: true, composition: 'embedded', sanitizers: UNGUARDED, crossFile: true }],
   },
@@ -508,7 +574,8 @@ describe('python analyzer: package-wide behaviour', () => {
     expect(find({ sink: 'network-send', origin: 'env' }).map((flow) => flow.sink.callee)).toEqual(['sock.sendall']);
     expect(find({ sink: 'code', origin: 'decoded-constant', detailIncludes: 'import os' })).toHaveLength(1);
     expect(find({ sink: 'code', origin: 'decoded-constant', detailIncludes: 'print(42)' })).toHaveLength(1);
-    expect(find({ sink: 'command', tool: 'log', param: 'branch', sanitizers: ['execFile-argv'] })).toHaveLength(1);
+    // `cmd.append(branch)` on `git log`: an argument where an option can stand (`--output=…`), not a plain operand.
+    expect(find({ sink: 'command', tool: 'log', param: 'branch', sanitizers: [] }).filter((flow) => flow.sink.role === 'option')).toHaveLength(1);
     expect(find({ sink: 'command', tool: 'log', param: 'extra', sanitizers: ['end-of-options', 'execFile-argv'] })).toHaveLength(1);
     expect(find({ sink: 'command', tool: 'log' })).toHaveLength(2);
     expect(find({ sink: 'file-read', tool: 'show', sanitizers: ['realpath-containment'] })).toHaveLength(1);

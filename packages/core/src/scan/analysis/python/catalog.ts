@@ -41,7 +41,16 @@ export const KNOWN_TYPES: Record<string, string> = {
   'urllib.request.Request': 'urllib.request.Request',
   'socket.socket': 'socket.socket',
   'socket.create_connection': 'socket.socket',
+  'mcp.ClientSession': 'mcp.ClientSession',
+  'mcp.client.session.ClientSession': 'mcp.ClientSession',
+  'fastmcp.Client': 'mcp.ClientSession',
 };
+
+/** What a connected MCP server answers (tool results, resources, prompts): the `remote-response` of an MCP client. */
+export const MCP_CLIENT_RESULTS = new Set(['call_tool', 'read_resource', 'get_prompt', 'list_tools', 'list_resources', 'list_prompts', 'complete']);
+
+/** A remote server's answer is only judged where it runs: as a command, as code, or deserialised. */
+export const EXECUTING_SINKS = new Set<SinkKind>(['command', 'code', 'deserialize']);
 
 export const COMMAND_SHELL = new Set(['os.system', 'os.popen', 'commands.getoutput', 'commands.getstatusoutput', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'asyncio.create_subprocess_shell']);
 export const COMMAND_SUBPROCESS = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen']);

@@ -170,7 +170,7 @@ function callFacts(module: PyModule, call: Node, add: AddFact, serverHosts: Map<
   }
 
   if (AUTH_CALLS.test(name) || [...args.keywords.keys()].some((key) => AUTH_KEYWORDS.has(key) && args.keywords.get(key)?.type !== 'none')) {
-    if (/(^|\.)FastMCP$/.test(name) || AUTH_CALLS.test(name)) add('auth-middleware', call, name.split('.').pop());
+    if (/(^|\.)(FastMCP|MCPServer)$/.test(name) || AUTH_CALLS.test(name)) add('auth-middleware', call, name.split('.').pop());
   }
   const headerRead = method === 'get' && /headers$/.test(object ?? '') ? stringValue(args.positional[0])?.toLowerCase() : undefined;
   if (headerRead === 'authorization' || headerRead === 'x-api-key') add('auth-middleware', call, `${headerRead} header check`);

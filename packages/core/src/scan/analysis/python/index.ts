@@ -1,14 +1,16 @@
 // The Python analyzer: web-tree-sitter parses each file once; program.ts indexes imports, functions and constants;
-// the extractors read FastMCP and low-level Server tools; taint.ts follows tool inputs and other origins to sinks;
-// facts.ts reads transport/TLS/obfuscation facts. Trees stay alive until the end because cross-file summaries walk
-// the callee's tree, and are deleted in one place (the finally below).
+// the extractors read FastMCP / MCPServer, low-level Server (v1 decorators, v2 `on_*` handlers) and hand-written
+// JSON-RPC tools; taint.ts (over values, state, guards, sinks, expressions, scope) follows tool inputs and other
+// origins to sinks; facts.ts reads transport/TLS/obfuscation facts. Trees stay alive until the end because
+// cross-file summaries walk the callee's tree, and are deleted in one place (the finally below).
 import type { CodeFact, ParseProblem, SourceFile, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../analyzer.js';
-import { extractFastMcp, fastMcpServerNames } from '../../extract/python-fastmcp.js';
+import { applyMounts, extractFastMcp, fastMcpServerNames } from '../../extract/python-fastmcp.js';
+import { extractJsonRpc } from '../../extract/python-jsonrpc.js';
 import { extractLowLevel, lowLevelServerNames } from '../../extract/python-lowlevel.js';
 import { pythonFacts } from './facts.js';
 import { errorShare, MAX_ERROR_SHARE, pythonParser } from './parser.js';
-import { indexModule, PyProgram, type PyHandler } from './program.js';
+import { indexModule, PyProgram, type PyExtraction, type PyHandler } from './program.js';
 import { analyzeTaint } from './taint.js';
 
 function message(error: unknown): string {
@@ -54,14 +56,22 @@ export const pythonAnalyzer: LanguageAnalyzer = {
 
       try {
         const fastMcp = fastMcpServerNames(program);
+        const servers = new Map<ToolDefinition, string>();
+        const fastMcpTools: PyExtraction = { tools: [], handlers: [] };
         for (const module of program.modules) {
-          const extraction = extractFastMcp(module, fastMcp);
-          tools.push(...extraction.tools);
-          handlers.push(...extraction.handlers);
+          const extraction = extractFastMcp(program, module, fastMcp, servers);
+          fastMcpTools.tools.push(...extraction.tools);
+          fastMcpTools.handlers.push(...extraction.handlers);
         }
+        applyMounts(program, fastMcpTools, servers);
+        tools.push(...fastMcpTools.tools);
+        handlers.push(...fastMcpTools.handlers);
         const lowLevel = extractLowLevel(program, lowLevelServerNames(program));
         tools.push(...lowLevel.tools);
         handlers.push(...lowLevel.handlers);
+        const jsonRpc = extractJsonRpc(program);
+        tools.push(...jsonRpc.tools);
+        handlers.push(...jsonRpc.handlers);
       } catch (error) {
         problems.push({ file: '', message: `python tool extraction failed: ${message(error)}`, kind: 'failed' });
       }

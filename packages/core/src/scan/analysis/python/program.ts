@@ -280,6 +280,13 @@ export interface PyHandler {
   module: PyModule;
   definition: Node;
   parameters: ToolParameter[];
+  /**
+   * For a dispatcher: the expression that holds the requested tool's name (default: its first parameter) and what its
+   * parameters are: `(name, arguments)` of SDK v1, or whole tools/call requests (`(ctx, params)` of SDK v2, a JSON-RPC
+   * message) whose `arguments` member holds the inputs.
+   */
+  nameExpression?: string;
+  inputs?: 'name-and-arguments' | 'request';
 }
 
 export interface PyExtraction {

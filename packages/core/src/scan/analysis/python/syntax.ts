@@ -258,3 +258,19 @@ export function functionParameters(definition: Node): Node[] {
     (parameter): parameter is Node => parameter !== null && parameterName(parameter) !== undefined,
   );
 }
+
+/** `*args` and `**kwargs` of a definition: their names, and how many named parameters stand before `*args`. */
+export function splatParameters(definition: Node): { list?: { name: string; before: number }; dict?: string } {
+  const result: { list?: { name: string; before: number }; dict?: string } = {};
+  let before = 0;
+  for (const parameter of definition.childForFieldName('parameters')?.namedChildren ?? []) {
+    if (!parameter) continue;
+    // `*args: str` is a typed_parameter around the splat pattern.
+    const pattern = parameter.type === 'typed_parameter' ? (parameter.namedChildren[0] ?? parameter) : parameter;
+    const name = pattern.namedChildren.find((child) => child?.type === 'identifier')?.text;
+    if (pattern.type === 'list_splat_pattern' && name) result.list = { name, before };
+    else if (pattern.type === 'dictionary_splat_pattern' && name) result.dict = name;
+    else if (!result.list && parameterName(parameter) !== undefined) before++;
+  }
+  return result;
+}
