@@ -16,6 +16,7 @@ import { ScanRunner } from './runner.js';
 // The runner over a real SQLite file and real worker threads: what a daemon restart does to the queue.
 
 const FIXTURE = fileURLToPath(new URL('../../../../fixtures/servers/poisoned-notes-ts', import.meta.url));
+const SUPPRESSION_FIXTURE = fileURLToPath(new URL('../../../../fixtures/rules/suppression-without-reason/malicious-ts-bare-ignore', import.meta.url));
 const BEHAVE_WORKER = new URL('./test-workers/behave.mjs', import.meta.url);
 const quiet: Logger = { info: () => {}, error: () => {} };
 
@@ -122,6 +123,22 @@ describe('ScanRunner', () => {
     const failed = await scans.findById(submitted.scan!.id);
     expect(failed?.summary).toBeNull();
     expect(failed?.error).toMatch(/not scanned: remote endpoint/);
+    await runner.stop(0);
+  });
+
+  it('applies the repository\'s svc.config.json to a folder scan, as the CLI does', async () => {
+    const root = path.join(dir, 'root');
+    const server = path.join(root, 'server');
+    await cp(SUPPRESSION_FIXTURE, server, { recursive: true });
+    await writeFile(path.join(server, 'svc.config.json'), JSON.stringify({ disable: ['suppression-without-reason'], severity: { 'command-injection': 'medium' } }));
+    const { scans, runner } = daemon(scanWorkerUrl(), [root]);
+    const submitted = await scans.submit({ scan: newScan(server), buckets: [], now: TEST_CLOCK_START });
+    await runner.start();
+    await until(async () => (await scans.findById(submitted.scan!.id))?.status === 'completed');
+    const report = (await scans.result(submitted.scan!.id))!.reports[0]!;
+    expect(report.repoConfig).toEqual({ file: 'svc.config.json' });
+    expect(report.findings.find((finding) => finding.ruleId === 'command-injection')?.severity).toBe('medium');
+    expect(report.suppressed?.map((finding) => [finding.ruleId, finding.suppression?.kind])).toEqual([['suppression-without-reason', 'config']]);
     await runner.stop(0);
   });
 });
