@@ -152,8 +152,9 @@ describe('svc (usage)', () => {
     const format = await svc(['scan', benign, '--format', 'xml']);
     expect(format.code).toBe(2);
     expect(format.stderr).toMatch(/argument 'xml' is invalid/);
-    const failOn = await svc(['scan', benign, '--fail-on', 'info']);
+    const failOn = await svc(['scan', benign, '--fail-on', 'severe']);
     expect(failOn.code).toBe(2);
+    expect(failOn.stderr).toMatch(/Allowed choices are critical, high, medium, low, info, never/);
     const registry = await svc(['scan', benign, '--registry', 'ftp://x']);
     expect(registry.code).toBe(2);
     expect(registry.stderr).toContain('http(s)');
@@ -271,11 +272,15 @@ describe('svc scan', () => {
     expect(await readdir(join(work, 'out'))).toEqual(['report.sarif']);
   });
 
-  it('--output into a missing directory fails before scanning with exit 2', async () => {
+  it('--output into a missing directory, or onto a directory, fails before scanning with exit 2', async () => {
     const result = await svc(['scan', benign, '--output', join(work, 'nope', 'r.json')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot write report to/);
     expect(result.stderr).not.toMatch(/stage fetch/);
+    const onDirectory = await svc(['scan', benign, '--output', work]);
+    expect(onDirectory.code).toBe(2);
+    expect(onDirectory.stderr).toMatch(/cannot write report to .*: it is a directory; give a file name/);
+    expect(onDirectory.stderr).not.toMatch(/stage fetch/);
   });
 
   it('--discover with no MCP client config on the machine says so and exits 0', async () => {

@@ -11,5 +11,5 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-export const FAIL_ON = ['critical', 'high', 'medium', 'low', 'never'] as const;
-export type FailOn = (typeof FAIL_ON)[number];
+// A type only: this module must not load @svc/core at run time (see above).
+export type { FailOnLevel as FailOn } from '@svc/core';

@@ -1,4 +1,4 @@
-import { getRule, REPORT_FORMATS, SVC_VERSION } from '@svc/core';
+import { FAIL_ON_LEVELS, getRule, REPORT_FORMATS, SVC_VERSION } from '@svc/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { rulesCommand, RULES_FORMATS } from './commands/rules.js';
 import type { RulesFormat } from './commands/rules.js';
@@ -10,7 +10,7 @@ import { baselineCommand, type BaselineCommandOptions } from './commands/baselin
 import { scanCommand } from './commands/scan.js';
 import { registerTeamCommands } from './commands/team.js';
 import type { ScanCommandOptions } from './commands/scan.js';
-import { EXIT, FAIL_ON } from './exit-codes.js';
+import { EXIT } from './exit-codes.js';
 import { runCommand } from './client/run.js';
 import type { CommandIo } from './terminal.js';
 
@@ -104,7 +104,7 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
     )
     .addOption(
       new Option('--fail-on <severity>', 'exit with 1 when a finding has this severity or higher')
-        .choices(FAIL_ON)
+        .choices(FAIL_ON_LEVELS)
         .default('high'),
     )
     .option('--fail-on-partial', 'exit with 2 when a target was only partly scanned (files not parsed or over limits, no tools found)')
@@ -155,11 +155,12 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
 
   program
     .command('rules')
-    .description('list the rule catalog: id, category, severity and title of every rule')
+    .description('list the rule catalog (id, category, severity, title), or explain one rule')
+    .argument('[id]', 'a rule id: print its description, what it looks for, remediation, CWE and OWASP MCP ids')
     .addOption(new Option('-f, --format <format>', 'output format').choices(RULES_FORMATS).default('text'))
     .addHelpText('after', '\nExamples:\n  $ svc rules\n  $ svc rules --format json | jq \'.[] | select(.severity == "critical") | .id\'\n')
-    .action((options: { format: RulesFormat }) => {
-      setExitCode(rulesCommand(options, io));
+    .action((id: string | undefined, options: { format: RulesFormat }) => {
+      setExitCode(rulesCommand(id, options, io));
     });
 
   registerAccountCommands(program, io, setExitCode);

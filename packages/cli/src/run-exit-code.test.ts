@@ -24,6 +24,9 @@ describe('exit codes', () => {
     expect(exitCodeForRun(run([medium]), { failOn: 'medium' })).toBe(EXIT.findings);
     expect(exitCodeForRun(run([medium]), { failOn: 'never' })).toBe(EXIT.clean);
     expect(exitCodeForRun(run([]), { failOn: 'low' })).toBe(EXIT.clean);
+    const info = finding({ severity: 'info', ruleId: 'r' });
+    expect(exitCodeForRun(run([info]), { failOn: 'low' })).toBe(EXIT.clean);
+    expect(exitCodeForRun(run([info]), { failOn: 'info' })).toBe(EXIT.findings);
   });
 
   it('ignores findings the judge panel dismissed', () => {

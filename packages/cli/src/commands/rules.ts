@@ -1,4 +1,4 @@
-import { ruleCatalog } from '@svc/core';
+import { OWASP_MCP_TOP_10, ruleCatalog } from '@svc/core';
 import type { RuleCatalogEntry } from '@svc/core';
 import { EXIT } from '../exit-codes.js';
 import type { CommandIo } from '../terminal.js';
@@ -34,7 +34,33 @@ export function renderRules(rules: RuleCatalogEntry[], format: RulesFormat): str
   }
 }
 
-export function rulesCommand(options: { format: RulesFormat }, io: CommandIo): number {
-  io.stdout.write(`${renderRules(ruleCatalog(), options.format)}\n`);
+/** One rule in full, as `svc rules <id>` prints it: what it looks for, why it matters, how to fix, CWE and OWASP. */
+export function renderRule(rule: RuleCatalogEntry): string {
+  return [
+    `${rule.id}: ${rule.title}`,
+    `  category ${rule.category} · severity ${rule.severity} · modes ${rule.modes.join(', ')}`,
+    '',
+    rule.description,
+    '',
+    `Remediation: ${rule.remediation}`,
+    '',
+    `CWE: ${rule.cwe.map((id) => `${id} (https://cwe.mitre.org/data/definitions/${id.replace(/^CWE-/, '')}.html)`).join(', ')}`,
+    `OWASP MCP Top 10: ${rule.owasp} ${OWASP_MCP_TOP_10[rule.owasp]}`,
+    `Docs: docs/rules.md#${rule.id}`,
+  ].join('\n');
+}
+
+export function rulesCommand(id: string | undefined, options: { format: RulesFormat }, io: CommandIo): number {
+  const catalog = ruleCatalog();
+  if (id === undefined) {
+    io.stdout.write(`${renderRules(catalog, options.format)}\n`);
+    return EXIT.clean;
+  }
+  const rule = catalog.find((entry) => entry.id === id);
+  if (!rule) {
+    io.stderr.write(`svc: no rule ${id} (svc rules lists them)\n`);
+    return EXIT.error;
+  }
+  io.stdout.write(`${options.format === 'json' ? JSON.stringify(rule, null, 2) : options.format === 'markdown' ? renderRules([rule], 'markdown') : renderRule(rule)}\n`);
   return EXIT.clean;
 }

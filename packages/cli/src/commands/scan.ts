@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { discoverConfigs, formatRun, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, visibleLine } from '@svc/core';
@@ -65,6 +65,7 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
   // Fail before a long scan rather than after it when the report cannot be written.
   if (options.output !== undefined) {
     try {
+      if ((await stat(options.output).catch(() => undefined))?.isDirectory()) throw new Error('it is a directory; give a file name');
       await access(dirname(resolve(options.output)), constants.W_OK);
     } catch (error) {
       io.stderr.write(`svc: cannot write report to ${options.output}: ${(error as Error).message}\n`);

@@ -3,7 +3,7 @@
 // that the two cannot drift (each inferred type must be *identical* to its model type, not merely assignable).
 import { z } from 'zod';
 import { SOURCE_KINDS } from '../scan/analysis/catalog.js';
-import { CATEGORIES, SEVERITIES } from '../scan/model.js';
+import { CATEGORIES, FAIL_ON_LEVELS, SEVERITIES } from '../scan/model.js';
 import type { ScanReport, Severity } from '../scan/model.js';
 
 /**
@@ -232,7 +232,7 @@ export const scanReportSchema = z
       .optional()
       .describe('Findings silenced by an inline svc-ignore, svc.config.json, a flag or a baseline, each with its suppression. Not counted or scored.'),
     repoConfig: z
-      .strictObject({ file: z.string(), failOn: z.enum(['critical', 'high', 'medium', 'low', 'never']).optional() })
+      .strictObject({ file: z.string(), failOn: z.enum(FAIL_ON_LEVELS).optional() })
       .optional()
       .describe('The repository’s svc.config.json, when the target is the user’s own code and has one.'),
     scopedOut: z

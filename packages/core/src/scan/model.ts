@@ -7,6 +7,10 @@ import type { ArgvRole, SourceKind } from './analysis/catalog.js';
 export type ScanMode = 'fast' | 'deep';
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
+
+/** The thresholds a run can fail at (`--fail-on`, svc.config.json `failOn`): a severity and worse, or never. */
+export const FAIL_ON_LEVELS = ['critical', 'high', 'medium', 'low', 'info', 'never'] as const;
+export type FailOnLevel = (typeof FAIL_ON_LEVELS)[number];
 export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 
 /** Fixed category slugs: they appear in every finding and CI users filter on them. */
@@ -398,7 +402,7 @@ export interface ScanReport {
   /** Findings silenced by a suppression (inline, config, flag or baseline), with it; not counted or scored. */
   suppressed?: Finding[];
   /** The repository's svc.config.json, when the target is the user's own code and has one. */
-  repoConfig?: { file: string; failOn?: 'critical' | 'high' | 'medium' | 'low' | 'never' };
+  repoConfig?: { file: string; failOn?: FailOnLevel };
   /** Code files the analyzers did not receive, and why (declarations, browser build output, CommonJS twins). */
   scopedOut?: ScopedOutFile[];
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { SEVERITIES, type Finding, type Severity, type SourceFile, type Suppression } from './model.js';
+import { FAIL_ON_LEVELS, SEVERITIES, type Finding, type Severity, type SourceFile, type Suppression } from './model.js';
 import { TargetError } from './sources/errors.js';
 
 /**
@@ -67,7 +67,7 @@ const configSchema = z.strictObject({
   disable: z.array(z.string().min(1)).default([]).describe('rule ids never reported in this repository'),
   exclude: z.array(z.string().min(1)).default([]).describe('globs of paths whose findings are not reported'),
   severity: z.record(z.string(), z.enum(SEVERITIES)).default({}).describe('rule id → severity'),
-  failOn: z.enum(['critical', 'high', 'medium', 'low', 'never']).optional(),
+  failOn: z.enum(FAIL_ON_LEVELS).optional(),
   baseline: z.string().min(1).optional().describe('a baseline file, relative to this file'),
 });
 export type RepoConfig = z.infer<typeof configSchema> & { baselineFile?: Baseline };
