@@ -207,7 +207,7 @@ describe('svc scan', () => {
     expect(sarif.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toMatch(/^svc not scanned: remote endpoint/);
     expect(sarif.runs[0].properties.grade).toBeNull();
 
-    const partialTarget = fileURLToPath(new URL('../../../fixtures/coverage/tools-from-yaml-ts', import.meta.url));
+    const partialTarget = fileURLToPath(new URL('../../../fixtures/partial-scans/tools-from-yaml-ts', import.meta.url));
     const partial = await svc(['scan', partialTarget, '--quiet']);
     expect(partial.code, partial.stderr).toBe(0);
     expect(partial.stdout).toMatch(/partial:\n {4}! no tools found: src\/index\.ts imports @modelcontextprotocol\/sdk/);

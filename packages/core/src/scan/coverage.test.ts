@@ -27,7 +27,7 @@ describe('scan coverage', () => {
   });
 
   it('calls a server partial when its tools could not be found, naming the file, the framework and the shapes looked for', async () => {
-    const report = await scanFolder(fixture('coverage/tools-from-yaml-ts'));
+    const report = await scanFolder(fixture('partial-scans/tools-from-yaml-ts'));
     expect(report.tools).toEqual([]);
     expect(report.coverage.status).toBe('partial');
     expect(report.coverage.reasons).toEqual([
@@ -38,7 +38,7 @@ describe('scan coverage', () => {
   });
 
   it('calls a server partial when a source file does not parse, naming the file', async () => {
-    const report = await scanFolder(fixture('coverage/conflict-markers-ts'));
+    const report = await scanFolder(fixture('partial-scans/conflict-markers-ts'));
     expect(report.tools.map((tool) => tool.name)).toEqual(['list_notes']);
     expect(report.problems).toEqual([expect.objectContaining({ file: 'src/search.ts', kind: 'unparsed' })]);
     expect(report.coverage).toEqual({ status: 'partial', reasons: [expect.stringMatching(/^1 file not parsed \(src\/search\.ts: /)] });
