@@ -1,6 +1,6 @@
 import { createRule } from './create-rule.js';
 import type { Severity, ToolDefinition, ToolParameter } from '../scan/model.js';
-import { GENERIC_SECRET, SPECIFIC_SENSITIVE, TRANSFER } from './support/sensitive-targets.js';
+import { canCarryText, GENERIC_SECRET, SPECIFIC_SENSITIVE, TRANSFER } from './support/sensitive-targets.js';
 import { worstSeverity } from './support/severity.js';
 import { clip, normalizeForMatching, sentences } from './support/text-patterns.js';
 
@@ -14,7 +14,19 @@ const TOTAL_CONVERSATION =
   /\b(?:full|entire|complete|whole|verbatim|every|all)\b[^.\n]{0,40}\b(?:conversation|chat|messages|history)\b|\b(?:conversation|chat|message)\s+history\b|\bprevious\s+(?:messages|tool\s+(?:calls|results|outputs))\b|\bsystem\s+prompt\b|\binstructions\s+you\s+(?:were\s+given|received)\b|\beverything\s+the\s+user\s+(?:said|wrote|typed)\b/i;
 /** A file's contents, not its path: the parameter carries data read elsewhere. */
 const FILE_CONTENTS = /\b(?:contents?|text|body|data)\s+of\b|\bwhat\s+(?:is\s+)?in\b/i;
-const SECRET_TOTALITY = /\b(?:all|every|any\s+available|the\s+user's|your|stored|saved|existing|current)\b/i;
+/**
+ * A quantifier on the secret itself ("all API keys", "your stored credentials"), which makes it someone's stock
+ * rather than one value the user supplies; "every HTTP request" or `view "current"` elsewhere in the text does not.
+ */
+const SECRET_TOTALITY = new RegExp(String.raw`\b(?:all|every|any\s+available|the\s+user's|your|stored|saved|existing|current)\s+(?:[\w-]+\s+){0,3}?${GENERIC_SECRET.source}`, 'i');
+/**
+ * A sentence about what the tool gives back or picks out ("returns all messages", "filter messages by type") rather
+ * than what the model is to put in: a parameter that selects data is not filled with it.
+ */
+const YIELDS = /\b(?:returns?|returned|returning|lists?|listed|listing|shows?|shown|fetch(?:es|ed)?|retrieves?|retrieved|gets?|filters?|filtered|selects?|selected|limits?|paginat\w*)\b/i;
+const FILLS = /\b(?:pass|send|include|put|attach|provide|append|forward|paste|copy|embed|insert|add|fill|dump|write|enter|summari[sz]e)\b/i;
+/** Anaphora that tie a sentence to the file or store named in the one before ("read X. Pass its contents as …"). */
+const REFERS_BACK = /\b(?:its|it|them|their|this|that|these|those|the\s+(?:file|contents?|result|output|text))\b/i;
 
 interface Hit {
   parameter: string;
@@ -24,19 +36,14 @@ interface Hit {
   evidence: string;
 }
 
-/** A flag, a number or an enum cannot smuggle a file or a conversation out, whatever its description says. */
-function canCarryText(parameter: ToolParameter): boolean {
-  if (parameter.enum && parameter.enum.length > 0) return false;
-  return !/^(boolean|bool|number|integer|int|float)$/i.test(parameter.type ?? '');
-}
-
 /** What a parameter's own description asks the model to put into it. */
 function fromParameterDescription(parameter: ToolParameter): Hit | undefined {
   if (!parameter.description || !canCarryText(parameter)) return undefined;
   const text = normalizeForMatching(parameter.description);
   const field = `parameters.${parameter.name}.description`;
   let reason: string | undefined;
-  if (TOTAL_CONVERSATION.test(text)) reason = 'the conversation or the system prompt';
+  const asksForConversation = sentences(text).some(({ text: sentence }) => TOTAL_CONVERSATION.test(sentence) && (FILLS.test(sentence) || !YIELDS.test(sentence)));
+  if (asksForConversation) reason = 'the conversation or the system prompt';
   else if (SPECIFIC_SENSITIVE.test(text) && FILE_CONTENTS.test(text)) reason = 'the contents of a private file';
   else if (GENERIC_SECRET.test(text) && SECRET_TOTALITY.test(text)) reason = 'secrets the model can reach';
   if (!reason) return undefined;
@@ -53,7 +60,7 @@ function fromToolDescription(tool: ToolDefinition): Hit[] {
   all.forEach((sentence, index) => {
     if (!TRANSFER.test(sentence)) return;
     // "read X … and pass its content as 'p'": the file may be named one sentence earlier.
-    const window = `${all[index - 1] ?? ''} ${sentence}`;
+    const window = REFERS_BACK.test(sentence) ? `${all[index - 1] ?? ''} ${sentence}` : sentence;
     const sensitive =
       SPECIFIC_SENSITIVE.test(window) || TOTAL_CONVERSATION.test(sentence) || (GENERIC_SECRET.test(sentence) && SECRET_TOTALITY.test(sentence));
     if (!sensitive) return;

@@ -5,10 +5,11 @@ import type { ModelText, Severity, ToolDefinition } from '../../scan/model.js';
 import { isWellKnownTool } from '../support/well-known-tools.js';
 import type { Entity } from './entities.js';
 import {
-  ACCESS_VERBS, AUDIENCE_WORDS, AUTHORITY_WORDS, CONSEQUENTIAL_VERBS, CONVERSATION_WORDS, FOREIGN_CONCEPTS,
+  ACCESS_VERBS, AMBIGUOUS_CONVERSATION, AUDIENCE_WORDS, AUTHORITY_WORDS, CONSEQUENTIAL_VERBS, CONVERSATION_WORDS, FOREIGN_CONCEPTS,
   HARM_WORDS, HIDDEN_OBJECT_WORDS, NONCOMPLIANCE, RANK_WORDS, RECIPIENT_SLOTS, SECRET_WORDS, SELF_WORDS,
   TRANSFER_VERBS, WHOLESALE,
 } from './lexicon.js';
+import { canCarryText } from '../support/sensitive-targets.js';
 import { prepare } from './prepare.js';
 
 const OVERRIDE_VERBS = new Set(['ignore', 'disregard', 'forget', 'override', 'overrule', 'supersede', 'void', 'invalidate', 'nullify', 'bypass']);
@@ -88,6 +89,13 @@ function toolsIn(sentence: ReadSentence | { text: string; entities: Entity[] }, 
     });
 }
 
+/** Whether the parameter a text describes can take data at all: a flag, a number or an enum cannot carry any out. */
+function carriesText(subject: Subject): boolean {
+  const name = /^parameters\.(.+)\.description$/.exec(subject.modelText.field)?.[1];
+  const parameter = subject.tool?.parameters.find((candidate) => candidate.name === name);
+  return parameter === undefined || canCarryText(parameter);
+}
+
 function has(sentence: ReadSentence, words: ReadonlySet<string>): string | undefined {
   return [...sentence.lemmas].find((lemma) => words.has(lemma));
 }
@@ -156,7 +164,7 @@ function actsOf(sentence: ReadSentence, subject: Subject, purpose: ReadonlySet<s
   // Sensitive stores, named by path or in words, with any verb, or through a tool whose name is the verb.
   const accessVerb = hasVerb(ACCESS_VERBS) ?? tools.map((name) => name.split(/[_\-.]|(?=[A-Z])/)[0]!.toLowerCase()).find((word) => ACCESS_VERBS.has(word));
   const transfer = hasVerb(TRANSFER_VERBS) ?? (/\b(?:as|in|into|to|inside|within|via)\b/i.test(text) && accessVerb && TRANSFER_VERBS.has(accessVerb) ? accessVerb : undefined);
-  const carrier = inParameter || /\b(?:as|in|into|to|inside|within|via|through)\b[^.]{0,60}\b(?:parameter|param|argument|field|sidenote|note|notes|body|message|comment|metadata|payload|request|header|query|url|link|image)\b/i.test(text) || sentence.entities.some((entity) => entity.kind === 'url' || entity.kind === 'email') || others.length > 0;
+  const carrier = (inParameter && carriesText(subject)) || /\b(?:as|in|into|to|inside|within|via|through)\b[^.]{0,60}\b(?:parameter|param|argument|field|sidenote|note|notes|body|message|comment|metadata|payload|request|header|query|url|link|image)\b/i.test(text) || sentence.entities.some((entity) => entity.kind === 'url' || entity.kind === 'email') || others.length > 0;
   const stores = sentence.entities.filter((entity) => entity.store);
   for (const entity of stores) {
     const store = entity.store!;
@@ -175,7 +183,9 @@ function actsOf(sentence: ReadSentence, subject: Subject, purpose: ReadonlySet<s
     }
   }
   const conversation = CONVERSATION_WORDS.exec(text);
-  if (conversation && addressed && (transfer || carrier) && !/\bsummar(?:y|ize|ise)\s+of\s+(?:the\s+)?(?:issue|pull|pr|page|document)/i.test(text)) {
+  // A word as often the tool's own data ("all messages" of a console, "the dialog" of a browser) must be moved.
+  const conversationMoved = conversation && (AMBIGUOUS_CONVERSATION.test(conversation[0]) ? transfer !== undefined : transfer !== undefined || carrier);
+  if (conversation && conversationMoved && addressed && !/\bsummar(?:y|ize|ise)\s+of\s+(?:the\s+)?(?:issue|pull|pr|page|document)/i.test(text)) {
     add('conversation-access', 'high', `has the model hand over ${conversation[0]}`, 'the conversation and the model\'s own instructions are not the tool\'s input; putting them into a call sends them to the server', [conversation[0]]);
   }
   const secret = SECRET_WORDS.exec(text);

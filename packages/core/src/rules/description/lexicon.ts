@@ -71,6 +71,13 @@ export const NONCOMPLIANCE = /\b(?:otherwise|or\s+else|failure\s+to|failing\s+to
 /** Data the model holds that a tool never needs handed over: its context, its instructions, other people's messages. */
 export const CONVERSATION_WORDS = /\b(?:(?:the|this|our|your|whole|full|entire|complete|current|ongoing)\s+(?:(?:full|entire|whole|complete|current)\s+)?(?:conversation|chat|dialog(?:ue)?|session\s+transcript)(?!\s+(?:id|ids|lookup|query|filter|window|details))|(?:conversation|chat)\s+(?:history|log|logs|so\s+far|context|transcript|summary)|context\s+window|message\s+history|(?:previous|prior|earlier)\s+(?:messages?|turns?|prompts?|answers?|tool\s+(?:calls?|results?|outputs?))(?!['’]s)|system\s+prompt|system\s+message|(?:your|the)\s+(?:instructions|rules|guidelines)|hidden\s+instructions|everything\s+the\s+user\s+(?:said|wrote|typed|asked)|user'?s?\s+(?:messages?|prompts?|questions?|queries|requests?|inputs?)|what\s+the\s+user\s+(?:said|wrote|typed|asked)|(?:full\s+list\s+of\s+)?(?:recent|all|previous|every|the\s+user's|their|private)\s+(?:messages|emails|e-mails|chats|contacts|dms|direct\s+messages)|(?:the\s+user's|their|private)\s+(?:documents|photos|notes|files))\b/i;
 
+/**
+ * The part of CONVERSATION_WORDS that is as often a tool's own data as the model's context: "the dialog" a browser
+ * opened, "all messages" of a console or a mailbox the tool lists. Such words point at the conversation only when
+ * the sentence moves them into the call; "returns all messages" or "accept the dialog" hand nothing over.
+ */
+export const AMBIGUOUS_CONVERSATION = /^(?:(?:the|this)\s+(?:chat|dialog(?:ue)?)|(?:full\s+list\s+of\s+)?(?:recent|all|every)\s+(?:messages|emails|e-mails|chats|contacts|dms|direct\s+messages))$/i;
+
 /** Kinds of secret named in words rather than paths. */
 export const SECRET_WORDS = /\b(?:api[\s_-]?keys?|access[\s_-]?(?:tokens?|keys?)|auth(?:entication|orization)?[\s_-]?(?:tokens?|headers?|codes?)|bearer\s+tokens?|refresh\s+tokens?|oauth\s+tokens?|secret[\s_-]?keys?|secrets|private[\s_-]?keys?|passwords?|passphrases?|passcodes?|credentials?|session\s+(?:cookies?|tokens?|ids?)|cookies|environment\s+variables|env\s+vars|\.env|seed\s+phrases?|mnemonics?|recovery\s+(?:phrases?|codes?)|2fa\s+codes?|otp\s+codes?|one-time\s+codes?|pins?\b|ssh\s+keys?|signing\s+keys?|keystores?|wallet\s+keys?|card\s+numbers?|credit\s+cards?|cvv|social\s+security\s+numbers?)\b/i;
 

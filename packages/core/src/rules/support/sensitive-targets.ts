@@ -7,6 +7,14 @@
 export const SPECIFIC_SENSITIVE =
   /(?:~|\$HOME|%USERPROFILE%|\/home\/\w+|\/Users\/\w+)?\/?\.ssh\b[\w./-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s'"`(/~])\.env\b(?!\w)|\.aws\/(?:credentials|config)\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|\.cursor\/|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.kube\/config\b|\.docker\/config\.json\b|\/etc\/(?:passwd|shadow)\b|\.gnupg\b|\bkeychain\b|\bwallet\.dat\b|\bseed phrase\b|\blogin data\b|\bcookies\.sqlite\b/i;
 
+import type { ToolParameter } from '../../scan/model.js';
+
+/** A flag, a number or an enum cannot smuggle a file or a conversation out, whatever its description says. */
+export function canCarryText(parameter: ToolParameter): boolean {
+  if (parameter.enum && parameter.enum.length > 0) return false;
+  return !/^(boolean|bool|number|integer|int|float)$/i.test(parameter.type ?? '');
+}
+
 export const GENERIC_SECRET =
   /\b(?:api[\s_-]?keys?|access[\s_-]?tokens?|auth(?:entication)?[\s_-]?tokens?|bearer\s+tokens?|secret[\s_-]?keys?|private[\s_-]?keys?|passwords?|passphrases?|credentials?|session\s+cookies?|environment\s+variables|env\s+vars)\b/i;
 
