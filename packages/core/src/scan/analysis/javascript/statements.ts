@@ -3,7 +3,7 @@
 import type { AstNode } from './ast.js';
 import { isFunction, lineOf, memberName, propertyName, unwrap, walk } from './ast.js';
 import { staticString } from './file-index.js';
-import { CONDITION_TYPES, refuses } from './guards.js';
+import { CONDITION_TYPES, operatorSwitch, refuses } from './guards.js';
 import type { Taint } from './labels.js';
 import { addStep, CLEAN, mapTaint, member, union } from './labels.js';
 import { rootIdentifier, type Ctx } from './engine-context.js';
@@ -58,11 +58,14 @@ export abstract class StatementAnalysis extends GuardDetection {
         const tool = this.toolCase(node.test, ctx);
         this.expr(node.test, ctx);
         this.detectGuards(node.test, ctx, 0, refuses(node.consequent) || (node.alternate !== null && refuses(node.alternate)));
-        if (tool !== undefined) {
-          const previous = ctx.currentTool;
-          ctx.currentTool = tool;
+        const optIn = ctx.self?.kind === 'class' ? operatorSwitch(node.test, ctx.self.info) : undefined;
+        if (tool !== undefined || optIn !== undefined) {
+          const previous = { tool: ctx.currentTool, optIn: ctx.operatorSwitch };
+          ctx.currentTool = tool ?? previous.tool;
+          ctx.operatorSwitch = optIn ?? previous.optIn;
           this.statement(node.consequent, ctx);
-          ctx.currentTool = previous;
+          ctx.currentTool = previous.tool;
+          ctx.operatorSwitch = previous.optIn;
         } else this.statement(node.consequent, ctx);
         if (node.alternate) this.statement(node.alternate, ctx);
         return;
