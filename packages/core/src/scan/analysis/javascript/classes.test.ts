@@ -104,6 +104,13 @@ describe('validating methods with an operator switch', () => {
     expect(await sanitizersOf(area('options.anyPath === true'))).toEqual([['operator-opt-in', 'realpath-containment']]);
   });
 
+  it('carries a check that does not refuse only through a flag a later refusal reads', async () => {
+    const logged = area('false').replace('{ inside = true; break; }', "console.error('inside');").replace("    if (!inside) throw new Error('outside');\n", '');
+    expect(logged).not.toContain('inside = true');
+    expect(await sanitizersOf(logged)).toEqual([[]]);
+    expect(await sanitizersOf(area('false'))).toEqual([['operator-opt-in', 'realpath-containment']]);
+  });
+
   it('leaves the flow unguarded when the switch is on by default or a method can turn it on', async () => {
     expect(await sanitizersOf(area('options.anyPath ?? true'))).toEqual([[]]);
     expect(await sanitizersOf(area('options.anyPath ?? false', '  setAnyPath(on) { this.#anyPath = on; }'))).toEqual([[]]);
