@@ -63,6 +63,9 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
   'realpath-containment': FILES,
   'path-containment': FILES,
   basename: [...FILES, 'argument'],
+  // Reached only when the operator turned on an off-by-default switch (`--allow-unrestricted-paths`): skipping the
+  // containment check there is the operator's decision. It waives containment only, so it protects files alone.
+  'operator-opt-in': FILES,
   // `${encodeURIComponent(name)}.json`: no separator survives the encoding, and the text beside it in the same path
   // segment means the segment cannot be `..` or `.` (see docs/scanning.md).
   'encoded-file-name': FILES,

@@ -127,7 +127,10 @@ function resolve(node: AstNode, index: FileIndex, depth = 0): Omit<Callee, 'disp
   if (current.type === 'MemberExpression') {
     const name = memberName(current) ?? '';
     const owner = moduleOf(current.object, index, 0);
-    if (owner) return { module: owner.module, name: owner.member === undefined ? name : `${owner.member}.${name}` };
+    // `fs.promises.readFile` (tsc's `node_fs_1.promises.readFile` for `import { promises as fs } from 'node:fs'`) is
+    // `readFile` of the fs group, like `fs/promises`.
+    const namespace = owner?.member === undefined || owner.member === 'promises' || owner.member === 'default';
+    if (owner) return { module: owner.module, name: namespace ? name : `${owner.member}.${name}` };
     const object = unwrap(current.object);
     // Globals used as namespaces: `vm` and `child_process` are normally imported, but Buffer/JSON/Object/String are not.
     if (object?.type === 'Identifier' && !index.variables.has(object.name)) {

@@ -73,3 +73,46 @@ describe('calls into helper classes', () => {
     expect(flows.map((flow) => `${flow.sink.callee}:${flow.origin.param}:${flow.composition}`)).toEqual(['child_process_1.execSync:name:embedded']);
   });
 });
+
+describe('validating methods with an operator switch', () => {
+  // A class whose async method returns the real path only once it is inside a root, except behind a switch.
+  const area = (init: string, extra = '') =>
+    [
+      "const fs = require('node:fs/promises');",
+      "const path = require('node:path');",
+      'class Area {',
+      '  #roots; #anyPath;',
+      `  constructor(options) { this.#roots = options.roots; this.#anyPath = ${init}; }`,
+      extra,
+      '  async checked(requested) {',
+      '    const real = await fs.realpath(path.resolve(this.#roots[0], requested));',
+      '    if (this.#roots.length > 0 && this.#anyPath) return real;',
+      '    let inside = false;',
+      '    for (const root of this.#roots) if (real.startsWith(root + path.sep)) { inside = true; break; }',
+      "    if (!inside) throw new Error('outside');",
+      '    return real;',
+      '  }',
+      "  async read(requested) { return fs.readFile(await this.checked(requested), 'utf8'); }",
+      '}',
+      'const area = new Area({ roots: process.argv.slice(2) });',
+      "server.tool('read', { file: z.string() }, async ({ file }) => area.read(file));",
+    ].join('\n');
+  const sanitizersOf = async (source: string) => (await flowsOf({ 'dist/index.js': source })).map((flow) => flow.sanitizers);
+
+  it('takes a branch behind an off-by-default switch as the operator’s choice, the other path as checked', async () => {
+    expect(await sanitizersOf(area('options.anyPath ?? false'))).toEqual([['operator-opt-in', 'realpath-containment']]);
+    expect(await sanitizersOf(area('options.anyPath === true'))).toEqual([['operator-opt-in', 'realpath-containment']]);
+  });
+
+  it('carries a check that does not refuse only through a flag a later refusal reads', async () => {
+    const logged = area('false').replace('{ inside = true; break; }', "console.error('inside');").replace("    if (!inside) throw new Error('outside');\n", '');
+    expect(logged).not.toContain('inside = true');
+    expect(await sanitizersOf(logged)).toEqual([[]]);
+    expect(await sanitizersOf(area('false'))).toEqual([['operator-opt-in', 'realpath-containment']]);
+  });
+
+  it('leaves the flow unguarded when the switch is on by default or a method can turn it on', async () => {
+    expect(await sanitizersOf(area('options.anyPath ?? true'))).toEqual([[]]);
+    expect(await sanitizersOf(area('options.anyPath ?? false', '  setAnyPath(on) { this.#anyPath = on; }'))).toEqual([[]]);
+  });
+});

@@ -71,6 +71,8 @@ export interface Ctx {
   budget: { left: number };
   /** Inside a handler, a summary or a function called with tainted arguments: nothing may be skipped. */
   live: boolean;
+  /** Inside a branch only an operator's off-by-default switch opens (guards.ts `operatorSwitch`). */
+  operatorSwitch?: string;
 }
 
 /** A constant `scheme://host/` (path, query or fragment must follow) at the start of a URL: the host is not the model's choice. */

@@ -2,7 +2,7 @@
 // functions once (which parameters reach which sinks, what they return) and applying a summary at each call site, and
 // recording a TaintFlow when a value reaches a sink. The layers above add guards, statements, expressions and calls;
 // they call each other recursively, hence one class built in layers rather than separate objects.
-import { admitsLeadingDash, isRestrictivePattern, REMOTE_RESPONSE_SINKS, type SourceKind } from '../catalog.js';
+import { admitsLeadingDash, guardedKindOf, isGuarded, isRestrictivePattern, isSafeFlow, REMOTE_RESPONSE_SINKS, type SourceKind } from '../catalog.js';
 import type { FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { containsOffset, isFunction, lineOf, locationOf, memberName, snippetOf, unwrap } from './ast.js';
@@ -222,6 +222,10 @@ export abstract class FunctionAnalysis {
   // ─── Flows ────────────────────────────────────────────────────────────────────────────────────
 
   protected applyGuards(taint: Taint, ctx: Ctx): Taint {
+    if (ctx.operatorSwitch !== undefined) {
+      // Returned or used where only the operator's switch leads (see guards.ts `operatorSwitch`).
+      taint = mapTaint(taint, (label) => (label.sanitizers.includes('operator-opt-in') ? label : { ...label, sanitizers: [...label.sanitizers, 'operator-opt-in'] }));
+    }
     if (ctx.guards.size === 0 || taint.length === 0) return taint;
     return mapTaint(taint, (label) => {
       // A check of the whole value (`url.protocol` of `url`) also covers the parts later read from it (`url.href`).
@@ -295,7 +299,13 @@ export abstract class FunctionAnalysis {
     // Several paths to one sink from one origin: the flow is only as guarded as its least guarded path.
     const existing = this.flows.get(key);
     if (!existing) this.flows.set(key, flow);
-    else existing.sanitizers = existing.sanitizers.filter((name) => flow.sanitizers.includes(name));
+    else {
+      const common = existing.sanitizers.filter((name) => flow.sanitizers.includes(name));
+      // Each path guarded by a check of its own (containment on one, the operator's switch on another) is guarded on
+      // every path: keep the checks that protect this sink from both, so the merged flow stays safe exactly when both are.
+      const protecting = isSafeFlow(existing) && isSafeFlow(flow) ? [...existing.sanitizers, ...flow.sanitizers].filter((name) => isGuarded(guardedKindOf(flow), [name])) : [];
+      existing.sanitizers = [...new Set([...common, ...protecting])].sort();
+    }
   }
 
   protected sinkSite(sink: SinkArgument, callee: Callee, call: AstNode, ctx: Ctx): SinkSite {

@@ -4,7 +4,7 @@
 import type { AstNode } from './ast.js';
 import { memberName, unwrap, walk } from './ast.js';
 import { resolveCallee } from './callee.js';
-import type { FileIndex } from './file-index.js';
+import type { ClassInfo, FileIndex } from './file-index.js';
 import { staticString } from './file-index.js';
 
 /** String methods that only normalise case or spacing: a check on the result is a check on the string. */
@@ -109,4 +109,42 @@ export function namesOneFile(before: string | undefined, after: string | undefin
   const tail = before === undefined ? '' : (before.split(/[\\/]/).pop() ?? '');
   const head = after === undefined ? '' : (after.split(/[\\/]/)[0] ?? '');
   return /[^.]/.test(tail) || /[^.]/.test(head);
+}
+
+/**
+ * The switch an `if` needs to be on, when it is one the operator must turn on: `if (this.#roots === undefined &&
+ * this.#allowUnrestrictedPaths) return resolved;`. A field counts when the constructor stores it off unless told
+ * otherwise (`options.x ?? false`, `options.x === true`, `false`) and no method assigns it, so no tool call can flip it:
+ * the branch is the operator's choice, not a path the model can take.
+ */
+export function operatorSwitch(test: AstNode | undefined, owner: ClassInfo | undefined): string | undefined {
+  const node = unwrap(test);
+  if (!node || !owner) return undefined;
+  if (node.type === 'LogicalExpression' && node.operator === '&&') return operatorSwitch(node.left, owner) ?? operatorSwitch(node.right, owner);
+  const field = node.type === 'MemberExpression' && !node.computed && unwrap(node.object)?.type === 'ThisExpression' ? memberName(node) : undefined;
+  if (field === undefined || !offByDefault(owner.fields.get(field))) return undefined;
+  const assigned = [...owner.methods.values(), ...owner.statics.values(), ...owner.getters.values()].some((method) => assigns(method, field));
+  return assigned ? undefined : field;
+}
+
+/** `false`, `x ?? false`, `x || false`, `x === true`: a switch that stays off unless set. */
+function offByDefault(init: AstNode | undefined): boolean {
+  const node = unwrap(init);
+  if (!node) return false;
+  if (node.type === 'Literal') return node.value === false;
+  if (node.type === 'LogicalExpression' && (node.operator === '??' || node.operator === '||')) return unwrap(node.right)?.type === 'Literal' && unwrap(node.right)?.value === false;
+  if (node.type === 'BinaryExpression' && node.operator === '===') return [node.left, node.right].some((side) => unwrap(side)?.type === 'Literal' && unwrap(side)?.value === true);
+  return false;
+}
+
+/** Whether a method stores into `this.<field>`. */
+function assigns(method: AstNode, field: string): boolean {
+  let found = false;
+  walk(method, (node) => {
+    if (found) return false;
+    const left = node.type === 'AssignmentExpression' ? unwrap(node.left) : undefined;
+    if (left?.type === 'MemberExpression' && unwrap(left.object)?.type === 'ThisExpression' && memberName(left) === field) found = true;
+    return !found;
+  });
+  return found;
 }

@@ -3,7 +3,7 @@
 import type { AstNode } from './ast.js';
 import { isFunction, lineOf, memberName, propertyName, unwrap, walk } from './ast.js';
 import { staticString } from './file-index.js';
-import { CONDITION_TYPES, refuses } from './guards.js';
+import { CONDITION_TYPES, operatorSwitch, refuses } from './guards.js';
 import type { Taint } from './labels.js';
 import { addStep, CLEAN, mapTaint, member, union } from './labels.js';
 import { rootIdentifier, type Ctx } from './engine-context.js';
@@ -57,13 +57,28 @@ export abstract class StatementAnalysis extends GuardDetection {
       case 'IfStatement': {
         const tool = this.toolCase(node.test, ctx);
         this.expr(node.test, ctx);
-        this.detectGuards(node.test, ctx, 0, refuses(node.consequent) || (node.alternate !== null && refuses(node.alternate)));
-        if (tool !== undefined) {
-          const previous = ctx.currentTool;
-          ctx.currentTool = tool;
+        const refusal = refuses(node.consequent) || (node.alternate !== null && refuses(node.alternate));
+        const outer = { guards: ctx.guards, own: ctx.ownGuards };
+        // A check that neither throws nor returns proves something inside its branch only: guards it adds are dropped
+        // after the branch (copy on write, so the outer map stays as it was).
+        if (!refusal) ctx.ownGuards = false;
+        this.detectGuards(node.test, ctx, 0, refusal);
+        const scoped = !refusal && ctx.guards !== outer.guards;
+        const optIn = ctx.self?.kind === 'class' ? operatorSwitch(node.test, ctx.self.info) : undefined;
+        if (tool !== undefined || optIn !== undefined) {
+          const previous = { tool: ctx.currentTool, optIn: ctx.operatorSwitch };
+          ctx.currentTool = tool ?? previous.tool;
+          ctx.operatorSwitch = optIn ?? previous.optIn;
           this.statement(node.consequent, ctx);
-          ctx.currentTool = previous;
+          ctx.currentTool = previous.tool;
+          ctx.operatorSwitch = previous.optIn;
         } else this.statement(node.consequent, ctx);
+        if (!refusal) {
+          ctx.guards = outer.guards;
+          ctx.ownGuards = outer.own;
+        }
+        // `if (inside(p, root)) { ok = true; break; }` … `if (!ok) throw`: the flag carries the check to the refusal.
+        if (scoped) for (const flag of flagsSetTrue(node.consequent)) ctx.scope.conditions.set(flag, node.test);
         if (node.alternate) this.statement(node.alternate, ctx);
         return;
       }
@@ -184,6 +199,18 @@ export abstract class StatementAnalysis extends GuardDetection {
         return;
     }
   }
+}
+
+/** Variables a branch sets to `true` (`allowed = true`), not counting nested functions. */
+function flagsSetTrue(branch: AstNode): string[] {
+  const flags: string[] = [];
+  walk(branch, (node) => {
+    if (isFunction(node)) return false;
+    const left = node.type === 'AssignmentExpression' && node.operator === '=' ? unwrap(node.left) : undefined;
+    if (left?.type === 'Identifier' && unwrap(node.right)?.type === 'Literal' && unwrap(node.right)?.value === true) flags.push(left.name);
+    return true;
+  });
+  return flags;
 }
 
 /** A loop over `Object.entries(x)` whose body tests the entry's name (`.test(name)`, `.exec(name)`, `name === …`). */
