@@ -192,7 +192,8 @@ export type SinkKind =
   | 'network' // outbound request: the tainted argument is the URL/host
   | 'network-send' // outbound request: the tainted argument is the body/payload
   | 'sql'
-  | 'email'; // outbound mail: recipient or body
+  | 'email' // outbound mail: recipient or body
+  | 'tool-result'; // what a tool handler returns: read by the model and shown to whoever drives it
 
 /** Where a value reaching a sink comes from. */
 export type OriginKind =

@@ -65,6 +65,8 @@ export interface Ctx {
   ownGuards: boolean;
   returns: Label[];
   currentTool?: string;
+  /** In a tool handler's own body (not in functions nested in it): its return value is the tool's result. */
+  toolResult?: { tool?: string };
   /** The class `this` is an instance of (in its methods and the arrow functions inside them). */
   self?: Instance;
   summary?: Summary;
