@@ -238,6 +238,8 @@ export interface TaintFlow {
     program?: string;
     /** For network-send sinks: a messaging API that fetches the links in the message to preview them. */
     linkPreviews?: boolean;
+    /** For tool-result sinks: the tool whose result it is, when known. */
+    tool?: string;
   };
   origin: {
     kind: OriginKind;

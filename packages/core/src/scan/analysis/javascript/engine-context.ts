@@ -26,6 +26,7 @@ export interface SinkSite {
   program?: string;
   embeds?: boolean;
   linkPreviews?: boolean;
+  tool?: string;
 }
 
 /** A recognised check: the sanitizer it stands for, and for a check that does not hold, where it is (shown in the flow). */

@@ -151,6 +151,7 @@ export abstract class FunctionAnalysis {
         snippet: snippetOf(parsed, node),
         isUrl: false,
         sanitizers: [],
+        ...(tool !== undefined && { tool }),
       };
       this.record(site, label, ctx);
     }
@@ -306,6 +307,7 @@ export abstract class FunctionAnalysis {
         ...(site.role !== undefined && { role: site.role }),
         ...(site.program !== undefined && { program: site.program }),
         ...(site.linkPreviews && { linkPreviews: true }),
+        ...(site.tool !== undefined && { tool: site.tool }),
       },
       origin: flowOrigin,
       composition: label.embedded || site.embeds ? 'embedded' : 'whole',

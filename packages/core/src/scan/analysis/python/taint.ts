@@ -161,7 +161,7 @@ class TaintEngine implements TaintContext {
     for (const site of sites) {
       for (const taint of site.taints) {
         if (taint.param || taint.origin.kind !== 'env') continue;
-        const sink: SinkInfo = { kind: 'tool-result', callee: `the result of tool \`${tool}\``, location: location(handler.module.path, site.node), snippet: snippet(site.node) };
+        const sink: SinkInfo = { kind: 'tool-result', callee: `the result of tool \`${tool}\``, location: location(handler.module.path, site.node), snippet: snippet(site.node), tool };
         this.emit(sink, taint);
       }
     }
