@@ -136,6 +136,7 @@ describe('hardcoded-secret', () => {
       expect(scanText('.env', `PORT=8080\nAPI_TOKEN=${value}\n`)).toEqual([
         'medium .env contains a high-entropy value assigned to a secret-named setting in a secrets file shipped with the package',
       ]);
+      expect(scanText('README.md', `Session token: ${value}\n`)).toEqual([]);
       const location = runRule(rule, { files: [{ path: 'src/a.ts', text: `export const config = {\n  apiKey: '${value}',\n};`, language: 'typescript' }] })[0]?.location;
       expect(location).toMatchObject({ line: 2, column: 12 });
     });

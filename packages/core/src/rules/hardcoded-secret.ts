@@ -56,7 +56,8 @@ export default createRule({
       if (file.text === undefined || file.role === 'vendored' || LOCKFILE.test(file.path)) continue;
       const text = file.text;
       const exampleFile = EXAMPLE_PATH.test(file.path);
-      const config = file.language === undefined;
+      // Settings files (.env, YAML, INI, JSON), where an unquoted value is a value; prose (`token: 3a1c…` in a README) is not.
+      const config = file.language === undefined && !/\.(?:md|markdown|txt|rst|html?)$|(?:^|\/)README[^/]*$/i.test(file.path);
       const found = findSecrets(text);
       // A literal already reported by its provider's format (or as an AWS pair's secret) is not reported again by name.
       const known = found.filter(({ format }) => format.id !== 'assigned-secret').map(({ match }) => [match.index, match.index + match[0].length] as const);
