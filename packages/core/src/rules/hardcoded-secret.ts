@@ -1,7 +1,10 @@
 import { createRule } from './create-rule.js';
 import type { Severity } from '../scan/model.js';
-import { AWS_SECRET, EXAMPLE_PATH, LOCKFILE, SECRET_FORMATS, findSecrets, isPlaceholder, maskSecret } from './support/secret-formats.js';
+import { AWS_SECRET, EXAMPLE_PATH, LOCKFILE, SECRET_FORMATS, findSecrets, hiddenSecret, isPlaceholder, maskSecret } from './support/secret-formats.js';
 import { clip, positionAt } from './support/text-patterns.js';
+
+/** Files that exist to hold secrets (`.env`, private keys, service-account JSON): shipping one publishes what it holds. */
+const SHIPPED_SECRET_FILE = /(?:^|\/)(?:\.env(?:\.[a-z]+)?|id_(?:rsa|dsa|ecdsa|ed25519)|[^/]+\.(?:pem|key)|credentials\.json|service[-_]?account[^/]*\.json)$/i;
 
 /** How many lines around an AWS key id the matching secret may sit (same object literal, same .env block). */
 const AWS_PAIR_DISTANCE = 5;
@@ -33,8 +36,11 @@ export default createRule({
     severity: 'high',
     description:
       'A credential in a known format (GitHub and npm tokens, validated by their checksum; AWS access keys; Stripe, ' +
-      'Slack, OpenAI, Anthropic, Google, GitLab, SendGrid, Twilio and Hugging Face keys; PEM private keys) is written ' +
-      'into a file of the package. Anyone who downloads the package can use it, and MCP servers are often published to ' +
+      'Slack, OpenAI, Anthropic, Google, GitLab, SendGrid, Twilio and Hugging Face keys; PEM private keys; signed JWTs ' +
+      'whose header names an algorithm; any of these hidden in base64) or a high-entropy literal assigned to a setting ' +
+      'named like a secret (`password`, `secret`, `token`, `api_key`; quoted in code, also unquoted in `.env` and config ' +
+      'files) is written into a file of the package, including `.env`, `*.pem`, `*.key` and credentials files shipped ' +
+      'with it. JWTs and named literals are recognised by shape, not by a provider, and are reported at medium. Anyone who downloads the package can use it, and MCP servers are often published to ' +
       'public registries. Placeholders and documentation values are ignored; keys under test, fixture and example ' +
       'paths are reported at low severity. Evidence shows only the first and last four characters.',
     remediation:
@@ -50,13 +56,29 @@ export default createRule({
       if (file.text === undefined || file.role === 'vendored' || LOCKFILE.test(file.path)) continue;
       const text = file.text;
       const exampleFile = EXAMPLE_PATH.test(file.path);
-      for (const { format, match } of findSecrets(text)) {
+      // Settings files (.env, YAML, INI, JSON), where an unquoted value is a value; prose (`token: 3a1c…` in a README) is not.
+      const config = file.language === undefined && !/\.(?:md|markdown|txt|rst|html?)$|(?:^|\/)README[^/]*$/i.test(file.path);
+      const found = findSecrets(text);
+      // A literal already reported by its provider's format (or as an AWS pair's secret) is not reported again by name.
+      const known = found.filter(({ format }) => format.id !== 'assigned-secret').map(({ match }) => [match.index, match.index + match[0].length] as const);
+      const awsKeyIds = found.some(({ format }) => format.id === 'aws-access-key-id');
+      for (const { format, match } of found) {
         if (format.needsContext && !format.needsContext.test(text)) continue;
-        const secret = match[0];
+        if (format.accept && !format.accept(match)) continue;
+        // An unquoted value is a setting only in .env and config files; in code it is an expression.
+        if (format.id === 'assigned-secret' && match[3] !== undefined && !config) continue;
+        const secret = format.id === 'assigned-secret' ? (match[2] ?? match[3])! : match[0];
+        if (format.id === 'assigned-secret') {
+          const start = match.index + match[0].lastIndexOf(secret);
+          if (known.some(([from, to]) => from < start + secret.length && start < to)) continue;
+          if (awsKeyIds && new RegExp(`^${AWS_SECRET.source}$`).test(secret)) continue;
+        }
         if (isPlaceholder(format.id === 'private-key' ? secret.replace(/-----[A-Z ]+-----|\s/g, '') : secret)) continue;
         const checksum = format.validate?.(secret);
-        let severity: Severity = 'high';
+        let severity: Severity = format.severity ?? 'high';
         let note = '';
+        if (format.id === 'base64-secret') note = ` (a ${hiddenSecret(secret)!.format.label}, once decoded)`;
+        if (SHIPPED_SECRET_FILE.test(file.path)) note += ' in a secrets file shipped with the package';
         if (checksum === 'invalid') {
           severity = 'low';
           note = ' (its checksum does not validate, so it is probably made up)';
@@ -68,7 +90,7 @@ export default createRule({
           severity = 'low';
           note += ' in a test, example or documentation file';
         }
-        const position = positionAt(text, match.index);
+        const position = positionAt(text, match.index + (format.id === 'assigned-secret' ? match[0].lastIndexOf(secret) : 0));
         const shown = format.id === 'private-key' ? `-----BEGIN ${match[1]}----- (${secret.split('\n').length - 2} lines)` : maskSecret(secret);
         const lineStart = match.index - position.column + 1;
         const lineEnd = text.indexOf('\n', match.index);

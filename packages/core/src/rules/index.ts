@@ -21,6 +21,7 @@ import pathTraversal from './path-traversal.js';
 import unrestrictedFilesystemTool from './unrestricted-filesystem-tool.js';
 import ssrf from './ssrf.js';
 import sqlInjection from './sql-injection.js';
+import secretInToolResult from './secret-in-tool-result.js';
 import sensitiveDataExfiltration from './sensitive-data-exfiltration.js';
 import hardcodedExfilEndpoint from './hardcoded-exfil-endpoint.js';
 import linkPreviewExfiltration from './link-preview-exfiltration.js';
@@ -47,6 +48,7 @@ export const RULES: readonly Rule[] = [
   unrestrictedFilesystemTool,
   ssrf,
   sqlInjection,
+  secretInToolResult,
   sensitiveDataExfiltration,
   hardcodedExfilEndpoint,
   linkPreviewExfiltration,

@@ -93,9 +93,11 @@ const TEXT_EXTENSIONS = new Set([
   '.properties',
   '.xml',
   '.html',
+  '.pem',
+  '.key',
 ]);
 
-const TEXT_FILE_NAMES = new Set(['Dockerfile', 'Makefile', '.npmrc', '.pypirc', '.netrc', 'Procfile']);
+const TEXT_FILE_NAMES = new Set(['Dockerfile', 'Makefile', '.npmrc', '.pypirc', '.netrc', 'Procfile', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519']);
 
 const LOCK_FILES = new Set(['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'poetry.lock', 'uv.lock', 'Pipfile.lock']);
 

@@ -192,7 +192,8 @@ export type SinkKind =
   | 'network' // outbound request: the tainted argument is the URL/host
   | 'network-send' // outbound request: the tainted argument is the body/payload
   | 'sql'
-  | 'email'; // outbound mail: recipient or body
+  | 'email' // outbound mail: recipient or body
+  | 'tool-result'; // what a tool handler returns: read by the model and shown to whoever drives it
 
 /** Where a value reaching a sink comes from. */
 export type OriginKind =
@@ -237,6 +238,8 @@ export interface TaintFlow {
     program?: string;
     /** For network-send sinks: a messaging API that fetches the links in the message to preview them. */
     linkPreviews?: boolean;
+    /** For tool-result sinks: the tool whose result it is, when known. */
+    tool?: string;
   };
   origin: {
     kind: OriginKind;

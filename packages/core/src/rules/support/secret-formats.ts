@@ -12,6 +12,77 @@ export interface SecretFormat {
   validate?(match: string): 'valid' | 'invalid';
   /** Only reported when the file also mentions the provider (hex-only formats would match hashes otherwise). */
   needsContext?: RegExp;
+  /** A structural check a match must pass to be a credential at all (a JWT's header, a literal's entropy). */
+  accept?(match: RegExpExecArray): boolean;
+  /** The severity when it is not `high`: formats recognised by shape rather than by a provider's prefix. */
+  severity?: 'medium';
+}
+
+/** Names of settings that hold a credential: `password`, `dbPassword`, `client_secret`, `API_KEY`, `authToken`. */
+const SECRET_NAME = '(?:[Pp]assw(?:or)?d|PASSW(?:OR)?D|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi_?[Kk]ey|API_?KEY|api-key)';
+
+/**
+ * A literal assigned to a secret-named setting: `apiKey: "…"`, `PASSWORD = '…'`, `client_secret="…"`, and unquoted
+ * in `.env` and config files (`API_TOKEN=…`). Group 1 is the name's rest, group 2 a quoted value, group 3 an unquoted one.
+ */
+const ASSIGNED = new RegExp(
+  String.raw`${SECRET_NAME}([A-Za-z0-9_-]{0,30})["']?[ \t]{0,3}(?::=|=|:)[ \t]{0,3}(?:["'\`]([^"'\`\s\\]{16,200})["'\`]|([A-Za-z0-9+/=_.~-]{16,200})(?=[ \t]*(?:\r?\n|$)))`,
+  'g',
+);
+
+/** Settings named like a secret that hold something else: where the secret is, what it is called, how it is sent. */
+const NOT_A_SECRET_NAME = /(?:url|uri|path|file|dir|header|name|env|var|prefix|type|field|param|label|id|length|count|limit|endpoint|hash|regex|pattern|key_?id|id_?key|mode|kind|format|usage|tokeniz\w*)$/i;
+
+/** Bits of information per character: random keys have 3.5 or more, words and identifiers less. */
+export function entropy(value: string): number {
+  const counts = new Map<string, number>();
+  for (const char of value) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) bits -= (count / value.length) * Math.log2(count / value.length);
+  return bits;
+}
+
+/** A literal that looks generated: long, mixing letters and digits, high entropy, not a path, URL or dotted name. */
+export function looksGenerated(value: string): boolean {
+  if (value.length < 16 || isPlaceholder(value)) return false;
+  if (!/[0-9]/.test(value) || !/[A-Za-z]/.test(value)) return false;
+  if (/:\/\/|^[./~$%{]/.test(value)) return false;
+  // Words and numbers joined by separators (`min-length-12-with-digits`, `app.secret.v2`) are names, not keys.
+  if (/^(?:[A-Za-z]+|\d+|v\d+)(?:[-_./:](?:[A-Za-z]+|\d+|v\d+))*$/.test(value)) return false;
+  return entropy(value) >= 3.5;
+}
+
+function acceptAssigned(match: RegExpExecArray): boolean {
+  if (NOT_A_SECRET_NAME.test(/^[\w-]+/.exec(match[0])?.[0] ?? '')) return false;
+  return looksGenerated(match[2] ?? match[3] ?? '');
+}
+
+function decodeBase64(text: string): string {
+  return Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+}
+
+/** A signed JWT: its header decodes to JSON naming an algorithm. A Supabase-style public `anon` key is not a secret. */
+function acceptJwt(match: RegExpExecArray): boolean {
+  const [header, payload] = match[0].split('.');
+  try {
+    const decoded = JSON.parse(decodeBase64(header!)) as { alg?: unknown };
+    if (typeof decoded.alg !== 'string') return false;
+    const claims = JSON.parse(decodeBase64(payload!)) as { role?: unknown };
+    return claims.role !== 'anon';
+  } catch {
+    return false;
+  }
+}
+
+/** Prefixes of credentials whose base64 encoding (from the credential's first byte) is also searched for. */
+const HIDDEN_PREFIXES = ['ghp_', 'gho_', 'ghs_', 'ghu_', 'ghr_', 'github_pat_', 'npm_', 'AKIA', 'ASIA', 'sk_live_', 'xoxb-', 'xoxp-', 'sk-ant-', 'sk-proj-', 'AIza', 'glpat-', 'hf_', '-----BEGIN '];
+/** The base64 characters fully determined by each prefix: 6 bits each, so ⌊8n/6⌋ of them. */
+const HIDDEN_STARTS = [...new Set(HIDDEN_PREFIXES.map((prefix) => Buffer.from(prefix).toString('base64').slice(0, Math.floor((prefix.length * 8) / 6))))];
+
+/** A known credential found inside a base64 literal, once decoded; undefined when the decoded text holds none. */
+export function hiddenSecret(encoded: string): SecretMatch | undefined {
+  const decoded = decodeBase64(encoded);
+  return findSecrets(decoded).find(({ format, match }) => format.id !== 'base64-secret' && !isPlaceholder(match[0]) && (format.accept?.(match) ?? true));
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -57,6 +128,26 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
     label: 'private key',
     pattern: /-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----[\s\S]{64,16384}?-----END \1-----/g,
   },
+  {
+    id: 'jwt',
+    label: 'signed JSON Web Token',
+    pattern: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}/g,
+    accept: acceptJwt,
+    severity: 'medium',
+  },
+  {
+    id: 'base64-secret',
+    label: 'credential hidden in base64',
+    pattern: new RegExp(`(?:${HIDDEN_STARTS.map((start) => start.replace(/[+/]/g, '\\$&')).join('|')})[A-Za-z0-9+/]{16,}={0,2}`, 'g'),
+    accept: (match) => hiddenSecret(match[0]) !== undefined,
+  },
+  {
+    id: 'assigned-secret',
+    label: 'high-entropy value assigned to a secret-named setting',
+    pattern: ASSIGNED,
+    accept: acceptAssigned,
+    severity: 'medium',
+  },
 ];
 
 /**
@@ -64,7 +155,14 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
  * itself). Searching for them once and trying the formats only there reads a file in one pass instead of one per
  * format. secret-formats.test.ts checks it against matching each format over the whole text.
  */
-const SECRET_START = /gh[pousr]_|github_pat_|npm_|A[KSB]IA|ACCA|[sr]k_live_|xox[baprs]-|https:\/\/hooks\.slack\.com\/|sk-|AIza|glpat-|SG\.|SK|hf_|-----BEGIN /g;
+const SECRET_START = new RegExp(
+  [
+    'gh[pousr]_|github_pat_|npm_|A[KSB]IA|ACCA|[sr]k_live_|xox[baprs]-|https:\\/\\/hooks\\.slack\\.com\\/|sk-|AIza|glpat-|SG\\.|SK|hf_|-----BEGIN |eyJ',
+    ...HIDDEN_STARTS.map((start) => start.replace(/[+/]/g, '\\$&')),
+    SECRET_NAME,
+  ].join('|'),
+  'g',
+);
 
 const STICKY = new Map(SECRET_FORMATS.map((format) => [format, new RegExp(format.pattern.source, 'y')]));
 

@@ -569,4 +569,28 @@ describe('javascriptAnalyzer sink and source catalogue', () => {
     const summary = result.flows.map((flow) => `${flow.sink.kind}:${flow.origin.tool}.${flow.origin.param}`).sort();
     expect(summary).toEqual(['command:grep.pattern', 'file-read:cat.file']);
   });
+
+  it('reports the whole environment returned by a dispatcher branch as that tool\'s result, not a named variable', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'svc-js-result-'));
+    dirs.push(dir);
+    await mkdir(path.join(dir, 'src'));
+    await writeFile(
+      path.join(dir, 'src/index.ts'),
+      [
+        "import { Server } from '@modelcontextprotocol/sdk/server/index.js';",
+        "const server = new Server({ name: 'x', version: '1' }, { capabilities: { tools: {} } });",
+        'const text = (value) => ({ content: [{ type: "text", text: value }] });',
+        'server.setRequestHandler(CallToolRequestSchema, async (request) => {',
+        '  switch (request.params.name) {',
+        "    case 'dump_env': return text(JSON.stringify({ ...process.env }));",
+        "    case 'mode': return text(process.env.NODE_ENV ?? 'development');",
+        "    case 'names': { const pick = () => process.env; return text(Object.keys(pick()).length.toString()); }",
+        '  }',
+        '});',
+      ].join('\n'),
+    );
+    const result = await analyzeDir(dir);
+    const results = result.flows.filter((flow) => flow.sink.kind === 'tool-result').map((flow) => `${flow.sink.tool}:${flow.origin.kind}:${flow.sink.location.line}`);
+    expect(results).toEqual(['dump_env:env:6']);
+  });
 });

@@ -26,6 +26,7 @@ export interface SinkSite {
   program?: string;
   embeds?: boolean;
   linkPreviews?: boolean;
+  tool?: string;
 }
 
 /** A recognised check: the sanitizer it stands for, and for a check that does not hold, where it is (shown in the flow). */
@@ -65,6 +66,8 @@ export interface Ctx {
   ownGuards: boolean;
   returns: Label[];
   currentTool?: string;
+  /** In a tool handler's own body (not in functions nested in it): its return value is the tool's result. */
+  toolResult?: { tool?: string };
   /** The class `this` is an instance of (in its methods and the arrow functions inside them). */
   self?: Instance;
   summary?: Summary;

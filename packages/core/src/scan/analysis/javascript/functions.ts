@@ -100,6 +100,7 @@ export abstract class FunctionAnalysis {
       budget: inherit.budget ?? { left: FUNCTION_BUDGET },
       ...(inherit.currentTool !== undefined && { currentTool: inherit.currentTool }),
       ...(inherit.summary && { summary: inherit.summary }),
+      ...((handler !== undefined || file.dispatchers.has(fn)) && { toolResult: { ...(handler && { tool: handler.tool.name }) } }),
       live,
     };
     const owner = methodClasses.get(fn);
@@ -125,9 +126,35 @@ export abstract class FunctionAnalysis {
       this.hoist(fn.body.body, scope);
       this.statements(fn.body.body, ctx);
     } else if (fn.body) {
-      ctx.returns.push(...this.applyGuards(this.expr(fn.body, ctx), ctx));
+      this.returned(fn.body, this.expr(fn.body, ctx), ctx);
     }
     return ctx.returns;
+  }
+
+  /**
+   * A value a function returns; in a tool handler it is also the tool's result, a sink for the whole environment since
+   * the model, its transcript and whoever drives it all read it. Credential-file contents are not counted (see the
+   * Python engine's `emitResults`: what a tool returns of them is usually parsed, not the secret).
+   */
+  protected returned(node: AstNode, taint: Taint, ctx: Ctx): void {
+    const guarded = this.applyGuards(taint, ctx);
+    ctx.returns.push(...guarded);
+    if (!ctx.toolResult) return;
+    const tool = ctx.toolResult.tool ?? ctx.currentTool;
+    const parsed = ctx.file.index.parsed;
+    for (const label of guarded) {
+      if (label.origin.kind !== 'env') continue;
+      const site: SinkSite = {
+        kind: 'tool-result',
+        callee: tool === undefined ? 'the tool result' : `the result of tool \`${tool}\``,
+        location: locationOf(parsed, node),
+        snippet: snippetOf(parsed, node),
+        isUrl: false,
+        sanitizers: [],
+        ...(tool !== undefined && { tool }),
+      };
+      this.record(site, label, ctx);
+    }
   }
 
   protected sourceStep(file: FileContext, node: AstNode, note: string, kind: SourceKind): FlowStep {
@@ -284,6 +311,7 @@ export abstract class FunctionAnalysis {
         ...(site.role !== undefined && { role: site.role }),
         ...(site.program !== undefined && { program: site.program }),
         ...(site.linkPreviews && { linkPreviews: true }),
+        ...(site.tool !== undefined && { tool: site.tool }),
       },
       origin: flowOrigin,
       composition: label.embedded || site.embeds ? 'embedded' : 'whole',

@@ -52,7 +52,7 @@ export abstract class StatementAnalysis extends GuardDetection {
         this.classBody(node, ctx);
         return;
       case 'ReturnStatement':
-        if (node.argument) ctx.returns.push(...this.applyGuards(this.expr(node.argument, ctx), ctx));
+        if (node.argument) this.returned(node, this.expr(node.argument, ctx), ctx);
         return;
       case 'IfStatement': {
         const tool = this.toolCase(node.test, ctx);

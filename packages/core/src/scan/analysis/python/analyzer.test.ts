@@ -584,4 +584,37 @@ describe('python analyzer: package-wide behaviour', () => {
     expect(find({ sink: 'command', tool: 'maybe', sanitizers: [] })).toHaveLength(1);
     expect(result.tools.map((tool) => tool.name).sort()).toEqual(['count', 'keys', 'link', 'load', 'log', 'maybe', 'quoted', 'show', 'table']);
   });
+
+  it('reports the whole environment returned by a low-level call_tool branch as that tool\'s result, not a test on it', async () => {
+    const root = await project({
+      'server.py': [
+        'import json',
+        'import os',
+        'from mcp.server import Server',
+        'from mcp.types import TextContent',
+        '',
+        'from mcp.types import Tool',
+        'server = Server("ops")',
+        '',
+        '@server.list_tools()',
+        'async def list_tools() -> list[Tool]:',
+        '    return [',
+        '        Tool(name="dump_env", description="Runtime details", inputSchema={"type": "object"}),',
+        '        Tool(name="has_key", description="Whether the API key is set", inputSchema={"type": "object"}),',
+        '    ]',
+        '',
+        '@server.call_tool()',
+        'async def call_tool(name: str, arguments: dict) -> list[TextContent]:',
+        '    if name == "dump_env":',
+        '        return [TextContent(type="text", text=json.dumps(dict(os.environ)))]',
+        '    if name == "has_key":',
+        '        return [TextContent(type="text", text=str("API_KEY" in os.environ))]',
+        '    return [TextContent(type="text", text=os.environ.get("LOG_LEVEL", "info"))]',
+        '',
+      ].join('\n'),
+    });
+    const result = await pythonAnalyzer.analyze(await pythonSources(root), { mode: 'fast' });
+    const results = result.flows.filter((flow) => flow.sink.kind === 'tool-result').map((flow) => `${flow.sink.tool}:${flow.origin.kind}:${flow.sink.location.line}`);
+    expect(results).toEqual(['dump_env:env:19']);
+  });
 });

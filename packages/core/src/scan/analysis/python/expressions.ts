@@ -68,8 +68,19 @@ export abstract class ExpressionScope extends SinkScope {
         const combined = embedded(union(left ? this.expression(left) : [], right ? this.expression(right) : []));
         return union(operator === '+' || operator === '%' ? this.hostFixed(node, combined) : combined, sensitive ? [sensitive] : []);
       }
+      case 'comparison_operator':
+      case 'not_operator': {
+        // A comparison (`"KEY" in os.environ`, `a == b`) is a boolean: it carries no part of what it compares.
+        for (const child of node.namedChildren) if (child) this.expression(child);
+        return [];
+      }
+      case 'conditional_expression': {
+        // `a if test else b` is `a` or `b`; the test only chooses.
+        const [consequence, test, alternative] = node.namedChildren;
+        if (test) this.expression(test);
+        return union(consequence ? this.expression(consequence) : [], alternative ? this.expression(alternative) : []);
+      }
       case 'boolean_operator':
-      case 'conditional_expression':
       case 'expression_list':
       case 'set':
       case 'dictionary':
@@ -80,8 +91,6 @@ export abstract class ExpressionScope extends SinkScope {
       case 'generator_expression':
       case 'for_in_clause':
       case 'if_clause':
-      case 'comparison_operator':
-      case 'not_operator':
       case 'unary_operator':
       case 'list_splat':
       case 'dictionary_splat':

@@ -19,7 +19,11 @@ export class Scope extends ExpressionScope {
         return;
       case 'return_statement': {
         const value = node.namedChildren[0];
-        if (value) this.returns.push(...this.expression(value));
+        if (value) {
+          const taints = this.expression(value);
+          this.returns.push(...taints);
+          this.returnSites.push({ node, taints });
+        }
         return;
       }
       case 'if_statement':

@@ -7,7 +7,7 @@ import { KNOWN_TYPES } from './catalog.js';
 import { attributeClass, classOfType, classType, instanceClass, resolveClass, type PyClass } from './classes.js';
 import { qualify, resolveConstant, type PyModule, type PyProgram } from './program.js';
 import { callArguments, dottedName, location, snippet, stringValue, type Node } from './syntax.js';
-import { fixedHostOf, isSequenceLiteral, sensitiveTaint, type SinkHit, type SinkInfo, type StaticText, type Taint, type TaintContext } from './values.js';
+import { fixedHostOf, isSequenceLiteral, sensitiveTaint, type ReturnSite, type SinkHit, type SinkInfo, type StaticText, type Taint, type TaintContext } from './values.js';
 
 /**
  * A walk over a low-level dispatcher for one tool: `names` are the expressions that hold the requested tool's name
@@ -35,6 +35,8 @@ export abstract class ScopeState {
   /** Constant recipients set on a message object: `msg["Bcc"] = "x@y"`. */
   readonly recipients = new Map<string, string[]>();
   readonly returns: Taint[] = [];
+  /** Each `return` with what it returns: in a tool handler that is the tool's result (a sink for secrets). */
+  readonly returnSites: ReturnSite[] = [];
   readonly hits: SinkHit[] = [];
 
   constructor(

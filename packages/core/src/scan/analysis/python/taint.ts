@@ -7,8 +7,8 @@ import type { PyHandler, PyModule, PyProgram } from './program.js';
 import { classType, enclosingClass } from './classes.js';
 import { findRoutes, type PyRoute } from './routes.js';
 import { Scope } from './scope.js';
-import { functionParameters, parameterName, splatParameters, type Node } from './syntax.js';
-import { inputTaint, placeInArgv, requestTaint, substitute, type SinkInfo, type Summary, type Taint, type TaintContext } from './values.js';
+import { functionParameters, location, parameterName, snippet, splatParameters, type Node } from './syntax.js';
+import { inputTaint, placeInArgv, requestTaint, substitute, type ReturnSite, type SinkInfo, type Summary, type Taint, type TaintContext } from './values.js';
 
 /** Runs the dataflow over a parsed package: summaries on demand from the handlers, plus a sweep for secrets, environment dumps and decoded payloads. */
 export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[]): TaintFlow[] {
@@ -109,7 +109,7 @@ class TaintEngine implements TaintContext {
     if (owner && (receiver === 'self' || receiver === 'cls')) scope.types.set(receiver, classType(owner));
     const body = definition.childForFieldName('body');
     if (body) scope.block(body);
-    const result = { returns: scope.returns, hits: scope.hits };
+    const result = { returns: scope.returns, hits: scope.hits, returnSites: scope.returnSites };
     this.inProgress.delete(key);
     this.summaries.set(key, result);
     return result;
@@ -152,6 +152,21 @@ class TaintEngine implements TaintContext {
     }
   }
 
+  /**
+   * What a tool handler returns is the tool's result: the model, its transcript and whoever drives it read it, so the
+   * whole environment returned there is exposed. A file read from a credential path is not counted: what a tool returns
+   * of it is usually parsed (the host names of ~/.ssh/config), which taint cannot tell from the key itself.
+   */
+  private emitResults(handler: PyHandler, sites: readonly ReturnSite[], tool: string): void {
+    for (const site of sites) {
+      for (const taint of site.taints) {
+        if (taint.param || taint.origin.kind !== 'env') continue;
+        const sink: SinkInfo = { kind: 'tool-result', callee: `the result of tool \`${tool}\``, location: location(handler.module.path, site.node), snippet: snippet(site.node), tool };
+        this.emit(sink, taint);
+      }
+    }
+  }
+
   analyzeHandler(handler: PyHandler): void {
     if (handler.kind === 'function') {
       const parameters = functionParameters(handler.definition);
@@ -165,6 +180,7 @@ class TaintEngine implements TaintContext {
         const placed = placeInArgv(hit.sink, substitute(seed, hit.taint));
         this.emit(placed.sink, placed.taint);
       }
+      this.emitResults(handler, summary.returnSites ?? [], handler.tool);
       return;
     }
     // Low-level dispatcher: walk the function once per tool, entering only the branches that tool reaches.
@@ -186,6 +202,7 @@ class TaintEngine implements TaintContext {
       for (const name of requests) scope.env.set(name, [argumentsTaint(true)]);
       const body = handler.definition.childForFieldName('body');
       if (body) scope.block(body);
+      this.emitResults(handler, scope.returnSites, handler.tool);
       return;
     }
     const nameParam = handler.nameExpression ?? parameters[offset];
@@ -195,6 +212,7 @@ class TaintEngine implements TaintContext {
     scope.env.set(argumentsParam, [argumentsTaint(false)]);
     const body = handler.definition.childForFieldName('body');
     if (body) scope.block(body);
+    this.emitResults(handler, scope.returnSites, handler.tool);
     // Reached sinks with real origins were emitted directly; the dispatcher's own summary is not needed.
   }
 }

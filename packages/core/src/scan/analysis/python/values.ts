@@ -43,9 +43,15 @@ export interface SinkHit {
   taint: Taint;
 }
 
+export interface ReturnSite {
+  node: Node;
+  taints: Taint[];
+}
+
 export interface Summary {
   returns: Taint[];
   hits: SinkHit[];
+  returnSites?: ReturnSite[];
 }
 
 const MAX_TAINTS = 24;
