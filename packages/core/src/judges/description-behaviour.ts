@@ -49,6 +49,8 @@ const DECLARES: Record<SinkKind, RegExp> = {
     /\b(?:send\w*|post\w*|upload\w*|webhooks?|submit\w*|publish\w*|notif\w*|sync\w*|share\w*|forward\w*|apis?|https?|slack|discord|telegram|messages?|remote|backup\w*|telemetry|analytics|report\w*)\b/,
   sql: /\b(?:sql|quer(?:y|ies)|databases?|db|tables?|postgres\w*|mysql|sqlite|mariadb|mssql)\b/,
   email: /\b(?:e-?mails?|e\s?mails?|mail\w*|smtp|inbox|recipients?)\b/,
+  allocation: /\b(?:repeat\w*|generat\w*|buffers?|allocat\w*|iterations?|loops?|times|count)\b/,
+  regex: /\b(?:regex\w*|regexp|regular\s+expressions?|patterns?)\b/,
 };
 
 const SINK_NAMES: Record<SinkKind, string> = {
@@ -61,6 +63,8 @@ const SINK_NAMES: Record<SinkKind, string> = {
   'network-send': 'sends data over the network',
   sql: 'runs SQL',
   email: 'sends email',
+  allocation: 'allocates or loops by a size it is given',
+  regex: 'compiles regular expressions',
 };
 
 /** Path segments that say where a file lives, not what it is: naming them does not declare the file. */

@@ -11,7 +11,7 @@ import type { ScanReport, Severity } from '../scan/model.js';
  * value) bump the minor; removing or renaming a field, or changing its meaning, bumps the major. Consumers must
  * ignore fields they do not know, which is why the published JSON Schema leaves objects open.
  */
-export const REPORT_SCHEMA_VERSION = '2.0.0';
+export const REPORT_SCHEMA_VERSION = '2.1.0';
 
 /** Illustrative home of the published schema; versioned so a consumer can pin the contract it was written for. */
 export const REPORT_SCHEMA_ID = `https://svc.dev/schema/report/${REPORT_SCHEMA_VERSION}.json`;
@@ -88,6 +88,7 @@ export const toolParameterSchema = z
     required: z.boolean(),
     pattern: z.string().optional().describe('Regex constraint declared by the schema.'),
     format: z.string().optional().describe('Format constraint declared by the schema (url, email, uuid …).'),
+    maximum: z.number().optional().describe('Upper bound declared by the schema on the value or its length.'),
   })
   .meta({ id: 'ToolParameter', description: 'One input parameter of a tool as declared to the model.' });
 
