@@ -41,7 +41,11 @@ describe('resource-exhaustion', () => {
     ]);
   });
 
-  it.each(['benign-ts-bounded-sizes', 'benign-py-bounded-sizes'])('accepts a schema maximum, a clamp, a refusal and escaping (%s)', async (fixture) => {
+  it('reads a JSON schema without a maximum as unbounded in a low-level server', async () => {
+    expect(await found('malicious-py-lowlevel-batch')).toEqual(['medium reserve_ids.batch allocation server.py:26']);
+  });
+
+  it.each(['benign-ts-bounded-sizes', 'benign-py-bounded-sizes', 'benign-py-lowlevel-batch'])('accepts a schema maximum, a clamp, a refusal and escaping (%s)', async (fixture) => {
     expect(await found(fixture)).toEqual([]);
   });
 
