@@ -50,6 +50,8 @@ const DECLARES: Record<SinkKind, RegExp> = {
   sql: /\b(?:sql|quer(?:y|ies)|databases?|db|tables?|postgres\w*|mysql|sqlite|mariadb|mssql)\b/,
   email: /\b(?:e-?mails?|e\s?mails?|mail\w*|smtp|inbox|recipients?)\b/,
   'tool-result': /\b(?:environment|env|variables?|config\w*|settings|credentials?|secrets?|tokens?|keys?)\b/,
+  allocation: /\b(?:repeat\w*|generat\w*|buffers?|allocat\w*|iterations?|loops?|times|count)\b/,
+  regex: /\b(?:regex\w*|regexp|regular\s+expressions?|patterns?)\b/,
 };
 
 const SINK_NAMES: Record<SinkKind, string> = {
@@ -63,6 +65,8 @@ const SINK_NAMES: Record<SinkKind, string> = {
   sql: 'runs SQL',
   email: 'sends email',
   'tool-result': 'returns secrets to the model',
+  allocation: 'allocates or loops by a size it is given',
+  regex: 'compiles regular expressions',
 };
 
 /** Path segments that say where a file lives, not what it is: naming them does not declare the file. */

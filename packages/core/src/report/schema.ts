@@ -88,6 +88,7 @@ export const toolParameterSchema = z
     required: z.boolean(),
     pattern: z.string().optional().describe('Regex constraint declared by the schema.'),
     format: z.string().optional().describe('Format constraint declared by the schema (url, email, uuid …).'),
+    maximum: z.number().optional().describe('Upper bound declared by the schema on the value or its length.'),
   })
   .meta({ id: 'ToolParameter', description: 'One input parameter of a tool as declared to the model.' });
 

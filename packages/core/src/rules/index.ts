@@ -31,6 +31,7 @@ import httpTransportExposed from './http-transport-exposed.js';
 import missingOriginValidation from './missing-origin-validation.js';
 import corsWildcard from './cors-wildcard.js';
 import suppressionWithoutReason from './suppression-without-reason.js';
+import resourceExhaustion from './resource-exhaustion.js';
 
 export const RULES: readonly Rule[] = [
   toolPoisoningDirectives,
@@ -63,6 +64,7 @@ export const RULES: readonly Rule[] = [
   typosquatPackage,
   unpinnedNpxConfig,
   suppressionWithoutReason,
+  resourceExhaustion,
 ];
 
 const byId = new Map(RULES.map((rule) => [rule.id, rule]));

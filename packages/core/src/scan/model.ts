@@ -135,6 +135,11 @@ export interface ToolParameter {
   pattern?: string;
   /** A URL/email/uuid style format constraint, when declared. */
   format?: string;
+  /**
+   * An upper bound the schema declares on the value (JSON schema `maximum`/`exclusiveMaximum`, zod `.max()`/`.lte()`,
+   * pydantic `le`/`lt`) or on its length (`maxLength`, `max_length`).
+   */
+  maximum?: number;
 }
 
 export type ExtractorId =
@@ -193,7 +198,9 @@ export type SinkKind =
   | 'network-send' // outbound request: the tainted argument is the body/payload
   | 'sql'
   | 'email' // outbound mail: recipient or body
-  | 'tool-result'; // what a tool handler returns: read by the model and shown to whoever drives it
+  | 'tool-result' // what a tool handler returns: read by the model and shown to whoever drives it
+  | 'allocation' // a size or count: loop bounds, `Buffer.alloc(n)`, `'x'.repeat(n)`, `range(n)`, `[0] * n`
+  | 'regex'; // the text of a regular expression: `new RegExp(x)`, `re.compile(x)` (catastrophic backtracking)
 
 /** Where a value reaching a sink comes from. */
 export type OriginKind =

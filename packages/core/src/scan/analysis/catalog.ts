@@ -43,10 +43,10 @@ const FILES: readonly GuardedKind[] = ['file-read', 'file-write'];
 
 export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>> = {
   // The value cannot be anything but what the schema or a constant list allows.
-  'schema-enum': ALL,
+  'schema-enum': [...ALL, 'allocation', 'regex'],
   // A restrictive pattern may still admit a leading `-`; the front end adds no-leading-dash when it cannot.
   'schema-pattern': ALL.filter((kind) => kind !== 'argument'),
-  allowlist: ALL,
+  allowlist: [...ALL, 'allocation', 'regex'],
   numeric: ALL,
   // Kept characters may include `-`, so an option can still be formed.
   'character-allowlist': ALL.filter((kind) => kind !== 'argument'),
@@ -76,6 +76,12 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
   'fixed-host': ['network'],
   // SQL: bound parameters or a query builder's escaping.
   'parameterised-sql': ['sql'],
+  // Sizes and counts: an upper bound (`Math.min(n, MAX)`, `if (n > MAX) throw`, a schema `maximum`/`.max()`/`le=`).
+  // A number is exactly what an allocation takes, so `numeric` does not protect it.
+  bounded: ['allocation'],
+  // Regular expressions: the text escaped to match itself (`escapeRegExp`, `re.escape`). A schema pattern or kept
+  // characters written against shell metacharacters may still admit `(a+)+`, so they do not count here.
+  'regex-escape': ['regex'],
 };
 
 /**
@@ -120,6 +126,15 @@ export function isRestrictivePattern(pattern: string): boolean {
 
 /** A statement kind checked by its first word (`startsWith('select')`), a weak guard for SQL. */
 export const SQL_STATEMENT_START = /^(select|with|insert|update|delete|show|describe|explain|pragma|values)\b/i;
+
+/**
+ * The upper bound a JSON schema property declares on a value or its size (`maximum`, `maxLength`, `maxItems` …): the
+ * `bounded` guard of a tool parameter, in whichever language its schema is read.
+ */
+export function upperBound(field: (key: string) => unknown): number | undefined {
+  const bounds = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems'].map(field).filter((value): value is number => typeof value === 'number');
+  return bounds.length ? Math.min(...bounds) : undefined;
+}
 
 /** Whether `sanitizers` make a flow into `kind` safe. */
 export function isGuarded(kind: GuardedKind, sanitizers: readonly string[]): boolean {

@@ -297,6 +297,9 @@ function applyField(module: PyModule, call: Node, parameter: ToolParameter, isDe
   if (description) parameter.description = description;
   const pattern = stringValue(args.keywords.get('pattern') ?? args.keywords.get('regex'));
   if (pattern) parameter.pattern = pattern;
+  // `Field(le=100)`, `Field(max_length=200)`: an upper bound on the value or its length.
+  const bounds = ['le', 'lt', 'max_length'].map((key) => literalValue(args.keywords.get(key) ?? null)).filter((value): value is number => typeof value === 'number');
+  if (bounds.length) parameter.maximum = Math.min(...bounds);
   const defaultNode = args.keywords.get('default') ?? args.positional[0];
   if (isDefault) {
     const required = defaultNode?.type === 'ellipsis' || (!defaultNode && !args.keywords.has('default_factory'));

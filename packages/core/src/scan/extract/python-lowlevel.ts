@@ -14,6 +14,7 @@ import {
 import { callArguments, dottedName, literalValue, location, stringValue, type Literal, type Node } from '../analysis/python/syntax.js';
 import { annotationsOf, modelFields } from './python-fastmcp.js';
 import { resolveText } from './python-text.js';
+import { upperBound } from '../analysis/catalog.js';
 
 const LISTED_KINDS: Record<string, ToolDefinition['kind']> = {
   Tool: 'tool',
@@ -223,6 +224,8 @@ export function schemaParameters(schema: Literal): ToolParameter[] {
     if (typeof property.pattern === 'string') parameter.pattern = property.pattern;
     if (typeof property.format === 'string') parameter.format = property.format;
     if (property.default !== undefined) parameter.default = property.default;
+    const maximum = upperBound((key) => property[key]);
+    if (maximum !== undefined) parameter.maximum = maximum;
     return parameter;
   });
 }

@@ -137,7 +137,10 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
         }
         const taint = this.expr(node.object, ctx);
         if (node.computed) this.expr(node.property, ctx);
-        return member(taint, node.computed ? staticString(node.property, ctx.file.index) : memberName(node));
+        const name = node.computed ? staticString(node.property, ctx.file.index) : memberName(node);
+        // A value's own length is no more than the caller already sent: a size derived from it is bounded by the input.
+        if (name === 'length' && taint.length) return sanitize(member(taint, name), 'bounded');
+        return member(taint, name);
       }
       case 'AssignmentExpression': {
         let value = this.expr(node.right, ctx);

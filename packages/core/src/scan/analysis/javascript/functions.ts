@@ -283,6 +283,7 @@ export abstract class FunctionAnalysis {
       const parameter = tool !== undefined ? this.toolParams.get(tool)?.parameters.find((p) => p.name === origin.param) : undefined;
       if (parameter?.enum?.length) sanitizers.add('schema-enum');
       if (parameter?.type === 'number' || parameter?.type === 'integer' || parameter?.type === 'boolean') sanitizers.add('numeric');
+      if (parameter?.maximum !== undefined || parameter?.type === 'boolean') sanitizers.add('bounded');
       if (site.role === 'option' && label.prefixed) sanitizers.add('no-leading-dash');
       if (parameter?.pattern !== undefined && isRestrictivePattern(parameter.pattern)) {
         sanitizers.add('schema-pattern');

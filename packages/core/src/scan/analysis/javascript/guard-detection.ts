@@ -84,6 +84,13 @@ export abstract class GuardDetection extends FunctionAnalysis {
         const left = unwrap(node.left);
         if (left && (value === -1 || value === 0 || value === false)) negated.add(left);
       }
+      if (node.type === 'BinaryExpression' && refusal && /^[<>]=?$/.test(node.operator)) {
+        // `if (count > MAX) throw …`, `if (MAX < n) return`: refusing what exceeds a limit the caller does not choose.
+        const upper = node.operator.startsWith('>') ? [node.left, node.right] : [node.right, node.left];
+        const [checked, limit] = upper.map((side) => this.peek(side as AstNode, ctx));
+        if (checked?.length && !limit?.length) guard(checked, 'bounded');
+        return true;
+      }
       if (node.type === 'BinaryExpression' && /^[!=]==?$/.test(node.operator)) {
         for (const [side, other] of [[node.left, node.right], [node.right, node.left]] as const) {
           const text = staticString(other, ctx.file.index);

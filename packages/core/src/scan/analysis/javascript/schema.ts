@@ -1,4 +1,5 @@
 import type { ToolParameter } from '../../model.js';
+import { upperBound } from '../catalog.js';
 import type { AstNode } from './ast.js';
 import { memberName, objectProperty, propertyName, unwrap } from './ast.js';
 import type { FileIndex, StaticValue } from './file-index.js';
@@ -14,6 +15,7 @@ interface ZodInfo {
   optional?: boolean;
   pattern?: string;
   format?: string;
+  maximum?: number;
   /** The raw shape of a `z.object({...})`, and the file it is written in. */
   shape?: AstNode;
   shapeIndex?: FileIndex;
@@ -97,6 +99,15 @@ function zodInfo(node: AstNode | undefined, index: FileIndex, depth = 0): ZodInf
       if (value instanceof RegExp) inner.pattern = value.source;
       break;
     }
+    case 'max':
+    case 'lte':
+    case 'lt':
+    case 'length': {
+      // `z.number().int().max(100)`, `z.string().max(200)`, `z.array(x).max(50)`: an upper bound on the value or its size.
+      const bound = staticValue(args[0], index);
+      if (typeof bound === 'number') inner.maximum = Math.min(bound, inner.maximum ?? bound);
+      break;
+    }
     case 'meta': {
       const meta = unwrap(args[0]);
       const description = staticString(objectProperty(meta, 'description'), index);
@@ -118,6 +129,7 @@ function parameterFromZod(name: string, info: ZodInfo | undefined): ToolParamete
   if (info.hasDefault) parameter.default = info.default;
   if (info.pattern !== undefined) parameter.pattern = info.pattern;
   if (info.format !== undefined) parameter.format = info.format;
+  if (info.maximum !== undefined) parameter.maximum = info.maximum;
   return parameter;
 }
 
@@ -149,6 +161,8 @@ function parametersFromJsonSchema(schema: AstNode, index: FileIndex): ToolParame
     if (typeof pattern === 'string') parameter.pattern = pattern;
     const format = field('format');
     if (typeof format === 'string') parameter.format = format;
+    const maximum = upperBound(field);
+    if (maximum !== undefined) parameter.maximum = maximum;
     parameters.push(parameter);
   }
   return parameters;
@@ -207,3 +221,4 @@ export function looksLikeSchema(node: AstNode | undefined, fromIndex: FileIndex)
   if (objectProperty(current, 'properties') !== undefined) return true;
   return current.properties.some((property: AstNode) => property.type === 'Property' && zodInfo(property.value, index) !== undefined);
 }
+

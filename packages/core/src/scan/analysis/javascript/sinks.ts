@@ -241,6 +241,37 @@ function mailMessage(callee: Callee, call: AstNode): AstNode | undefined {
   return undefined;
 }
 
+/** Methods that allocate as much as their first argument asks: `'-'.repeat(n)`, `s.padEnd(n)`. */
+const SIZE_METHODS = new Set(['repeat', 'padStart', 'padEnd']);
+/** Constructors whose numeric argument is a length: `new Array(n)`, `new Uint8Array(n)`, `new ArrayBuffer(n)`. */
+const SIZED_CONSTRUCTORS = /^(Array|ArrayBuffer|SharedArrayBuffer|(Big)?(U?Int|Float)(8|16|32|64)(Clamped)?Array)$/;
+
+/**
+ * Sizes and patterns that cost memory or time in proportion to a value (CWE-400, CWE-1333): the count of `repeat`,
+ * a buffer or array length, `Array.from({ length })`, and the text of a `RegExp`.
+ */
+function resourceSinks(callee: Callee, call: AstNode): SinkArgument[] {
+  const first: AstNode | undefined = call.arguments[0];
+  if (!first) return [];
+  const { module, name } = callee;
+  if (module === undefined && !callee.receiver && name === 'RegExp') return [{ kind: 'regex', node: first }];
+  if (module === undefined && !callee.receiver && call.type === 'NewExpression' && SIZED_CONSTRUCTORS.test(name)) return [{ kind: 'allocation', node: first }];
+  if (module === 'global:Buffer' && /^alloc(Unsafe)?(Slow)?$/.test(name)) return [{ kind: 'allocation', node: first }];
+  if (module === 'global:Array' && name === 'from') {
+    const length = objectProperty(unwrap(first), 'length');
+    return length ? [{ kind: 'allocation', node: length }] : [];
+  }
+  if (module === undefined && callee.receiver && SIZE_METHODS.has(name)) return [{ kind: 'allocation', node: first }];
+  return [];
+}
+
+/** `s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')`: every regex metacharacter escaped, the idiomatic `escapeRegExp`. */
+export function escapesRegexSyntax(pattern: AstNode | undefined, replacement: AstNode | undefined): boolean {
+  const regex = unwrap(pattern)?.regex as { pattern: string; flags: string } | undefined;
+  const text = unwrap(replacement)?.value;
+  return regex !== undefined && regex.flags.includes('g') && typeof text === 'string' && text.includes('$&') && /^\[[^^]/.test(regex.pattern) && ['*', '+', '?', '(', '|'].every((char) => regex.pattern.includes(char));
+}
+
 /** The text of an expression when it is a constant (module constants, and locals the dataflow knows). */
 export type TextOf = (node: AstNode | undefined) => string | undefined;
 
@@ -347,11 +378,14 @@ export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex, t
         return isCallback ? [] : [{ kind: 'code', node: first }];
       }
       if (name === 'require' && first && unwrap(first)?.type !== 'Literal') return [{ kind: 'code', node: first }];
+      if (name === 'RegExp' || SIZED_CONSTRUCTORS.test(name)) return resourceSinks(callee, call);
       if (name === 'fetch' && !isNew) {
         return first ? withTarget([{ kind: 'network', node: first, isUrl: true }, ...networkOptions(args[1], FETCH_BODY)], first, index) : [];
       }
       return [];
     }
+    const resource = resourceSinks(callee, call);
+    if (resource.length) return resource;
     const receiverName = callee.display.slice(0, Math.max(0, callee.display.lastIndexOf('.')));
     if (first && (SQL_METHODS.has(name) || (SQL_HANDLE_METHODS.has(name) && DB_HANDLE.test(receiverName)))) {
       // `req.query` is not a call, `URLSearchParams#get` takes a key: keep SQL to calls whose first argument is a string.

@@ -114,13 +114,13 @@ export abstract class StatementAnalysis extends GuardDetection {
       case 'ForStatement':
         if (node.init?.type === 'VariableDeclaration') this.statement(node.init, ctx);
         else if (node.init) this.expr(node.init, ctx);
-        if (node.test) this.expr(node.test, ctx);
+        if (node.test) this.loopBound(node, ctx);
         if (node.update) this.expr(node.update, ctx);
         this.statement(node.body, ctx);
         return;
       case 'WhileStatement':
       case 'DoWhileStatement':
-        this.expr(node.test, ctx);
+        this.loopBound(node, ctx);
         this.statement(node.body, ctx);
         return;
       case 'TryStatement':
@@ -147,6 +147,22 @@ export abstract class StatementAnalysis extends GuardDetection {
       default:
         return;
     }
+  }
+
+  /**
+   * A loop's test: `i < n` runs the body `n` times, so the bound is a size (CWE-400). A list's own `length` or `size`
+   * is not: the caller already sent every element.
+   */
+  protected loopBound(loop: AstNode, ctx: Ctx): void {
+    const test: AstNode = loop.test;
+    this.expr(test, ctx);
+    const node = unwrap(test);
+    if (node?.type !== 'BinaryExpression' || !/^[<>]=?$/.test(node.operator)) return;
+    const bound = unwrap(node.operator.startsWith('<') ? node.right : node.left);
+    if (!bound || (bound.type === 'MemberExpression' && /^(length|size)$/.test(memberName(bound) ?? ''))) return;
+    // A loop that can also leave early (`break` at end of file, `return` once found) ends at whichever comes first.
+    if (leavesEarly(loop.body)) return;
+    this.sinkFlows([{ kind: 'allocation', node: bound }], new Map(), { name: 'loop', display: 'loop bound' }, test, ctx);
   }
 
   protected classBody(node: AstNode, ctx: Ctx): void {
@@ -232,4 +248,24 @@ function selectsEntriesByName(loop: AstNode, pattern: AstNode): boolean {
     return !tested;
   });
   return tested;
+}
+
+const INNER_BREAK_TARGETS = /^(For|ForOf|ForIn|While|DoWhile|Switch)Statement$/;
+
+/** Whether a loop body can leave the loop: a `return`, or a `break` that is not an inner loop's or switch's. */
+function leavesEarly(body: AstNode, breaks = true): boolean {
+  let found = false;
+  walk(body, (node) => {
+    if (found || isFunction(node)) return false;
+    if (node.type === 'ReturnStatement' || (breaks && node.type === 'BreakStatement')) {
+      found = true;
+      return false;
+    }
+    if (node !== body && INNER_BREAK_TARGETS.test(node.type)) {
+      found = leavesEarly(node, false);
+      return false;
+    }
+    return true;
+  });
+  return found;
 }

@@ -16,7 +16,7 @@ import type { Taint } from './labels.js';
 import { addStep, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union } from './labels.js';
 import type { FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
-import { instanceSinks, sinkArguments } from './sinks.js';
+import { escapesRegexSyntax, instanceSinks, sinkArguments } from './sinks.js';
 import { FUNCTION_BUDGET, hasFixedHost, rootIdentifier, SENSITIVE_PATH, type Ctx } from './engine-context.js';
 import { ExpressionAnalysis } from './expressions.js';
 
@@ -155,6 +155,7 @@ export class TaintEngine extends ExpressionAnalysis {
       return result;
     }
     if (method && receiver.length && !NON_PROPAGATING_METHODS.has(method)) {
+      if ((method === 'replace' || method === 'replaceAll') && escapesRegexSyntax(args[0], args[1])) return union(result, sanitize(receiver, 'regex-escape'));
       if ((method === 'replace' || method === 'replaceAll') && removesAllButSafeCharacters(args[0])) {
         return union(result, sanitize(receiver, 'character-allowlist'));
       }
@@ -299,7 +300,11 @@ export class TaintEngine extends ExpressionAnalysis {
       if (VALUE_FUNCTIONS.has(name)) return all();
       if (name === 'require') return CLEAN;
     }
+    // `Math.min(n, MAX)`: a number no larger than a value the caller does not choose.
+    if (module === 'global:Math' && name === 'min' && positional.some((taint) => !taint.length)) return sanitize(sanitize(all(), 'numeric'), 'bounded');
     if (module === 'global:Math' || (module === 'global:Number' && name !== 'toString')) return sanitize(all(), 'numeric');
+    // `escapeRegExp(x)`, `_.escapeRegExp(x)`, `escape-string-regexp`: the text matches itself and cannot backtrack.
+    if (/^escape(String)?Reg(Exp|ex)p?$/i.test(name) || module === 'escape-string-regexp' || module === 'lodash.escaperegexp') return sanitize(all(), 'regex-escape');
     if (module && GLOBAL_PROPAGATORS[module]?.has(name)) {
       return module === 'global:JSON' && name === 'stringify' ? embed(all()) : all();
     }

@@ -64,6 +64,7 @@ export abstract class ExpressionScope extends SinkScope {
           // ["git", "log"] + extra: what is appended to an argv list are arguments, not a command line.
           return union(this.expression(left), this.expression(right).map((taint) => derive(taint, { argv: 'arg' })));
         }
+        if (operator === '*' && left && right) this.repetition(node, left, right);
         const sensitive = operator === '/' ? this.sensitivePath(node) : undefined;
         const combined = embedded(union(left ? this.expression(left) : [], right ? this.expression(right) : []));
         return union(operator === '+' || operator === '%' ? this.hostFixed(node, combined) : combined, sensitive ? [sensitive] : []);
@@ -125,6 +126,13 @@ export abstract class ExpressionScope extends SinkScope {
       default:
         return [];
     }
+  }
+
+  /** `[0] * n`, `"x" * n`: a literal sequence repeated by a count is an allocation of that size (CWE-400). */
+  protected repetition(node: Node, left: Node, right: Node): void {
+    const literal = (side: Node) => isSequenceLiteral(side) || side.type === 'string';
+    const count = literal(left) ? right : literal(right) ? left : undefined;
+    if (count) this.report(this.sinkAt(node, 'allocation', '*'), this.expression(count));
   }
 
   protected stringExpression(node: Node): Taint[] {
@@ -291,6 +299,11 @@ export abstract class ExpressionScope extends SinkScope {
     const allArgs = union(...argTaints, ...keywordTaints.values(), ...splatTaints);
 
     if (qualified) {
+      // `min(n, MAX)`: no larger than a value the caller does not choose.
+      if (qualified === 'min' && argTaints.some((taints) => taints.length === 0)) return withSanitizer(withSanitizer(allArgs, 'numeric'), 'bounded');
+      if (qualified === 're.escape' || qualified === 'regex.escape') return withSanitizer(allArgs, 'regex-escape');
+      // A value's own length is no more than the caller already sent.
+      if (qualified === 'len') return withSanitizer(withSanitizer(allArgs, 'numeric'), 'bounded');
       if (NUMERIC_CALLS.has(qualified)) return withSanitizer(allArgs, 'numeric');
       if (qualified === 'shlex.quote' || qualified === 'pipes.quote') return withSanitizer(allArgs, 'shell-escape');
       if (BASENAME_CALLS.has(qualified) || /(^|\.)secure_filename$/.test(qualified)) return withSanitizer(allArgs, 'basename');

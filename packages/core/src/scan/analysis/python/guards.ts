@@ -56,6 +56,14 @@ export abstract class GuardScope extends ScopeState {
     for (const comparison of [condition, ...condition.descendantsOfType('comparison_operator')]) {
       if (!comparison || comparison.type !== 'comparison_operator') continue;
       const operators = comparison.children.filter((child) => child && !child.isNamed).map((child) => child!.text);
+      if (refusal && operators.length === 1 && /^[<>]=?$/.test(operators[0] ?? '')) {
+        // `if count > MAX: raise …`, `if MAX < len(text): return`: refusing what exceeds a limit.
+        const [first, second] = comparison.namedChildren;
+        const checked = operators[0]!.startsWith('>') ? first : second;
+        const subject = checked ? baseIdentifier(checked.type === 'call' ? (callArguments(checked).positional[0] ?? checked) : checked) : undefined;
+        if (subject) this.mark(subject, 'bounded');
+        continue;
+      }
       if (!operators.some((operator) => operator === 'in' || operator === 'not in')) continue;
       const left = comparison.namedChildren[0];
       if (!left) continue;

@@ -3,6 +3,7 @@
 import { inflateSync, gunzipSync } from 'node:zlib';
 import type { SinkKind } from '../../model.js';
 import {
+  ALLOCATION_CALLS,
   CODE_CALLS,
   OPENER_CALLS,
   COMMAND_ARGV,
@@ -21,6 +22,7 @@ import {
   PATH_READ_METHODS,
   PATH_WRITE_METHODS,
   PAYLOAD_KEYWORDS,
+  REGEX_CALLS,
   SAFE_YAML_LOADER,
   SQL_CALLS,
   SQL_METHODS,
@@ -145,6 +147,15 @@ export abstract class SinkScope extends GuardScope {
       if (SQL_CALLS.has(qualified)) {
         this.report(this.sinkAt(node, 'sql', written), positional(0, 'sql'));
         return 'sql';
+      }
+      if (REGEX_CALLS.test(qualified)) {
+        this.report(this.sinkAt(node, 'regex', written), positional(0, 'pattern'));
+        return 'regex';
+      }
+      if (ALLOCATION_CALLS.has(qualified)) {
+        // `range(start, stop)`, `itertools.repeat(x, times)`: any argument may be the count.
+        this.report(this.sinkAt(node, 'allocation', written), union(...argTaints, ...keywordTaints.values()));
+        return 'allocation';
       }
       if (qualified === 'urllib.request.urlopen' || qualified === 'urllib.request.Request' || qualified === 'urllib2.urlopen') {
         const urlNode = args.positional[0] ?? args.keywords.get('url');

@@ -83,6 +83,7 @@ export function schemaSanitizers(parameter: ToolParameter): string[] {
   if (parameter.enum && parameter.enum.length > 0) sanitizers.push('schema-enum');
   if (parameter.pattern && isRestrictivePattern(parameter.pattern)) sanitizers.push('schema-pattern');
   if (parameter.type && /^(int|float|bool|integer|number|boolean)$/.test(parameter.type.trim())) sanitizers.push('numeric');
+  if (parameter.maximum !== undefined || (parameter.type && /^(bool|boolean)$/.test(parameter.type.trim()))) sanitizers.push('bounded');
   return sanitizers;
 }
 
