@@ -1,4 +1,5 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +96,20 @@ describe('svc.config.json', () => {
     await expect(scan()).rejects.toThrow(/svc\.config\.json is not valid: Unrecognized key/);
     await writeFile(path.join(root, 'svc.config.json'), '{ "disable": [ }');
     await expect(scan()).rejects.toThrow(/svc\.config\.json is not valid JSON/);
+  });
+
+  it('reads it as a file of the scanned tree: a symbolic link or a FIFO is refused, never followed or waited on', async () => {
+    const secret = path.join(root, '..', `outside-${path.basename(root)}.json`);
+    await writeFile(secret, JSON.stringify({ disable: ['command-injection'] }));
+    try {
+      await symlink(secret, path.join(root, 'svc.config.json'));
+      await expect(scan()).rejects.toThrow(/svc\.config\.json is a symbolic link; refused/);
+      await rm(path.join(root, 'svc.config.json'));
+      execFileSync('mkfifo', [path.join(root, 'svc.config.json')]);
+      await expect(scan()).rejects.toThrow(/svc\.config\.json is not a regular file; refused/);
+    } finally {
+      await rm(secret, { force: true });
+    }
   });
 });
 

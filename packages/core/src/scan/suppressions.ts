@@ -4,6 +4,7 @@ import picomatch from 'picomatch';
 import { z } from 'zod';
 import { FAIL_ON_LEVELS, SEVERITIES, type Finding, type Severity, type SourceFile, type Suppression } from './model.js';
 import { TargetError } from './sources/errors.js';
+import { readTreeFile } from './tree-file.js';
 
 /**
  * Suppressions: the ways a team says "we know, and here is why" (docs/suppressions.md).
@@ -79,11 +80,17 @@ export interface SuppressionOptions {
   baseline?: { file: string; data: Baseline };
 }
 
-/** Reads and validates a baseline file; a broken one is an error naming the file and the problem, never ignored. */
-export async function readBaseline(file: string): Promise<Baseline> {
+/**
+ * Reads and validates a baseline file; a broken one is an error naming the file and the problem, never ignored.
+ * `inTree`: the file belongs to a scanned repository (named by its svc.config.json), so it is read as a file of the
+ * scanned tree: no symbolic link, no special file, bounded size.
+ */
+export async function readBaseline(file: string, inTree = false): Promise<Baseline> {
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(file, 'utf8'));
+    const text = inTree ? await readTreeFile(file) : await readFile(file, 'utf8');
+    if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file, open '${file}'`), { code: 'ENOENT' });
+    data = JSON.parse(text);
   } catch (error) {
     throw new TargetError(file, `baseline does not read: ${(error as Error).message}`);
   }
@@ -95,13 +102,14 @@ export async function readBaseline(file: string): Promise<Baseline> {
 /** The repository's `svc.config.json`, if it has one; invalid content fails the target with the reason. */
 export async function readRepoConfig(root: string, knownRules: ReadonlySet<string>): Promise<RepoConfig | undefined> {
   const file = path.join(root, CONFIG_FILE);
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await readFile(file, 'utf8');
+    // A file of the scanned tree (a cloned repository may be hostile): no link, no special file, bounded.
+    text = await readTreeFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new TargetError(file, `${CONFIG_FILE} does not read: ${(error as Error).message}`);
+    throw new TargetError(file, `${CONFIG_FILE} ${(error as Error).message}`);
   }
+  if (text === undefined) return undefined;
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -117,7 +125,7 @@ export async function readRepoConfig(root: string, knownRules: ReadonlySet<strin
   if (config.baseline !== undefined) {
     const baselinePath = path.resolve(root, config.baseline);
     if (path.relative(root, baselinePath).startsWith('..')) throw new TargetError(file, `${CONFIG_FILE}: the baseline must be inside the repository`);
-    config.baselineFile = await readBaseline(baselinePath);
+    config.baselineFile = await readBaseline(baselinePath, true);
   }
   return config;
 }
