@@ -33,8 +33,13 @@ export interface InlineSuppression {
   reason: string;
 }
 
+/** Per scan's file list: the `suppression-without-reason` rule and `applySuppressions` both read the comments. */
+const inlineCache = new WeakMap<readonly SourceFile[], readonly InlineSuppression[]>();
+
 /** Every `svc-ignore` comment in the given files (text files only). */
-export function inlineSuppressions(files: readonly SourceFile[]): InlineSuppression[] {
+export function inlineSuppressions(files: readonly SourceFile[]): readonly InlineSuppression[] {
+  const cached = inlineCache.get(files);
+  if (cached) return cached;
   const found: InlineSuppression[] = [];
   for (const file of files) {
     const text = file.text;
@@ -45,6 +50,7 @@ export function inlineSuppressions(files: readonly SourceFile[]): InlineSuppress
       found.push({ file: file.path, line, rules, reason: (match[2] ?? '').trim() });
     }
   }
+  inlineCache.set(files, found);
   return found;
 }
 

@@ -1,8 +1,7 @@
 // What the JS/TS taint pass shares between its layers (functions.ts → guard-detection.ts → statements.ts →
 // expressions.ts → taint.ts): the analysis context of a function body, sink sites, summaries, and the small
 // predicates more than one layer uses.
-import type { ArgvRole } from '../catalog.js';
-import type { FlowStep, SinkKind, SourceLocation, ToolDefinition } from '../../model.js';
+import type { FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { offsetsOf, unwrap, wordsPattern } from './ast.js';
 import type { RequestHandler } from './http.js';
@@ -13,21 +12,12 @@ import type { FileContext, Scope } from './scope.js';
 
 export const FUNCTION_BUDGET = 25_000;
 
-export interface SinkSite {
-  kind: SinkKind;
-  callee: string;
-  location: SourceLocation;
-  snippet: string;
-  shell?: boolean;
-  target?: string;
+/** A sink as the report describes it (`TaintFlow['sink']`), plus what the pass needs to judge the value reaching it. */
+export type SinkSite = TaintFlow['sink'] & {
   isUrl: boolean;
   sanitizers: readonly string[];
-  role?: ArgvRole;
-  program?: string;
   embeds?: boolean;
-  linkPreviews?: boolean;
-  tool?: string;
-}
+};
 
 /** A recognised check: the sanitizer it stands for, and for a check that does not hold, where it is (shown in the flow). */
 export interface Guard {
