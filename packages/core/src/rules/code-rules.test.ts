@@ -128,6 +128,9 @@ describe('fact rules', () => {
     ['http-transport-exposed', [fact('mcp-http-transport'), { ...fact('http-listen', 'default'), location: { ...at, file: 'src/main.ts' } }], 1],
     ['missing-origin-validation', [fact('mcp-http-transport')], 1],
     ['missing-origin-validation', [fact('mcp-http-transport'), fact('origin-check')], 0],
+    // A check only guards the servers whose modules load it.
+    ['missing-origin-validation', [{ ...fact('mcp-http-transport'), loads: ['src/index.ts', 'src/app.ts'] }, { ...fact('origin-check'), location: { ...at, file: 'src/app.ts' } }], 0],
+    ['missing-origin-validation', [{ ...fact('mcp-http-transport'), loads: ['src/index.ts'] }, { ...fact('origin-check'), location: { ...at, file: 'src/other-server.ts' } }], 1],
     ['cors-wildcard', [fact('cors-wildcard')], 1],
     ['tls-verification-disabled', [fact('tls-verification-disabled', undefined, 'rejectUnauthorized: false')], 1],
     ['decoded-payload-execution', [fact('dynamic-require', 'decoded: child_process')], 1],

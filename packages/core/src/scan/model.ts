@@ -281,6 +281,11 @@ export interface CodeFact {
   location: SourceLocation;
   snippet: string;
   detail?: string;
+  /**
+   * For `mcp-http-transport`: the package files its module loads (itself and its relative imports, transitively), when
+   * the analyzer can tell. A check in a module the transport's server never loads cannot guard it.
+   */
+  loads?: readonly string[];
 }
 
 // ─── Findings and the report ────────────────────────────────────────────────────────────────────

@@ -203,6 +203,12 @@ const CASES: FixtureCase[] = [
     forbidFacts: ['origin-check'],
   },
   {
+    // The Origin check of `SessionGate` is off unless configured, so it is not a guard; the Host check of the other
+    // server's app is one (and only that server loads it).
+    dir: 'rules/missing-origin-validation/malicious-ts-debug-server-unguarded',
+    facts: [{ kind: 'mcp-http-transport' }, { kind: 'origin-check', detail: 'host' }],
+  },
+  {
     dir: 'rules/missing-origin-validation/benign-ts-dns-rebinding-protection',
     facts: [{ kind: 'mcp-http-transport' }, { kind: 'origin-check', detail: 'enableDnsRebindingProtection' }],
   },
@@ -245,6 +251,38 @@ function matches(flow: TaintFlow, expected: FlowExpectation): boolean {
 const describeFlow = (flow: TaintFlow) =>
   `${flow.sink.kind} ${flow.sink.callee} ← ${flow.origin.kind}:${flow.origin.tool ?? flow.origin.detail}.${flow.origin.param ?? ''} ${flow.composition} [${flow.sanitizers.join(',')}] target=${flow.sink.target ?? ''}`;
 const describeFact = (fact: CodeFact) => `${fact.kind}:${fact.detail ?? ''}`;
+
+describe('which checks can guard an MCP HTTP transport', () => {
+  it('knows the modules each server loads, and ignores a check that is off unless configured', async () => {
+    const result = await analyzeDir(path.join(FIXTURES, 'rules/missing-origin-validation/malicious-ts-debug-server-unguarded'));
+    const origin = result.facts.filter((fact) => fact.kind === 'origin-check').map((fact) => `${fact.location.file}:${fact.detail}`);
+    // `SessionGate.rejectReason` reads the Origin header only after `if (!this.options.checkOrigin) return`.
+    expect(origin).toEqual(['src/http/guarded-app.ts:host']);
+    const loads = Object.fromEntries(
+      result.facts.filter((fact) => fact.kind === 'mcp-http-transport').map((fact) => [fact.location.file, [...(fact.loads ?? [])].sort()]),
+    );
+    expect(loads).toEqual({
+      'src/servers/debug.ts': ['src/http/session-transport.ts', 'src/inventory.ts', 'src/servers/debug.ts'],
+      'src/servers/main.ts': ['src/http/guarded-app.ts', 'src/inventory.ts', 'src/servers/main.ts'],
+    });
+  });
+
+  it('reads fastmcp\'s transportType only where a server is started', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'svc-transport-type-'));
+    try {
+      await writeFile(
+        path.join(dir, 'server.ts'),
+        "import { FastMCP } from 'fastmcp';\nconst server = new FastMCP({ name: 'x', version: '1.0.0' });\n" +
+          "server.start({ transportType: 'httpStream', httpStream: { port: 8080 } });\n",
+      );
+      await writeFile(path.join(dir, 'client.ts'), "export function describeConnection() {\n  return { client: 1, transportType: 'sse' };\n}\n");
+      const result = await analyzeDir(dir);
+      expect(result.facts.filter((fact) => fact.kind === 'mcp-http-transport').map((fact) => `${fact.location.file}:${fact.detail}`)).toEqual(['server.ts:httpStream']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('javascriptAnalyzer over the JS/TS fixtures', () => {
   it.each(CASES.map((c) => [c.dir, c] as const))('%s', async (_dir, fixture) => {

@@ -53,9 +53,35 @@ export function findFacts(index: FileIndex): CodeFact[] {
   return facts;
 }
 
+/**
+ * A function that does nothing unless a setting of its object is on: its first statement is
+ * `if (!this.enabled) return …` (or `!this.options.enabled`). A header check inside it is switched off by default
+ * (the SDK transports' own DNS-rebinding validation before `enableDnsRebindingProtection: true`): only the option
+ * that turns it on is a guard, and that option is a fact of its own.
+ */
+function isSettingGated(fn: AstNode): boolean {
+  const body = fn.body;
+  if (body?.type !== 'BlockStatement') return false;
+  const first = body.body[0];
+  if (first?.type !== 'IfStatement' || first.alternate) return false;
+  const test = unwrap(first.test);
+  if (test?.type !== 'UnaryExpression' || test.operator !== '!') return false;
+  let object = unwrap(test.argument);
+  while (object?.type === 'MemberExpression') object = unwrap(object.object);
+  if (object?.type !== 'ThisExpression') return false;
+  const exit = first.consequent.type === 'BlockStatement' ? first.consequent.body[0] : first.consequent;
+  return exit?.type === 'ReturnStatement';
+}
+
+const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+
 export function factsVisitor(index: FileIndex, facts: CodeFact[]): FileVisitor {
   const parsed = index.parsed;
+  // Source ranges of setting-gated functions: the walk enters a function before anything inside it.
+  const gated: Array<readonly [number, number]> = [];
+  const insideGated = (node: AstNode) => gated.some(([start, end]) => node.start >= start && node.end <= end);
   const add = (kind: CodeFactKind, node: AstNode, detail?: string): void => {
+    if ((kind === 'origin-check' || kind === 'auth-middleware') && insideGated(node)) return;
     facts.push({ kind, location: locationOf(parsed, node), snippet: snippetOf(parsed, node), ...(detail !== undefined && { detail }) });
   };
   const isFalse = (node: AstNode | undefined): boolean => {
@@ -64,6 +90,7 @@ export function factsVisitor(index: FileIndex, facts: CodeFact[]): FileVisitor {
   };
 
   const enter = (node: AstNode): void => {
+    if (FUNCTION_TYPES.has(node.type) && isSettingGated(node)) gated.push([node.start, node.end]);
     switch (node.type) {
       case 'Property': {
         const key = propertyName(node.key, node.computed);
@@ -72,10 +99,7 @@ export function factsVisitor(index: FileIndex, facts: CodeFact[]): FileVisitor {
         else if (key === 'connect' && staticValue(objectProperty(unwrap(node.value), 'insecure'), index) === true) add('tls-verification-disabled', node, 'insecure');
         else if (key === 'enableDnsRebindingProtection' && staticValue(node.value, index) === true) add('origin-check', node, key);
         else if ((key === 'allowedHosts' || key === 'allowedOrigins') && unwrap(node.value)?.type !== 'Literal') add('origin-check', node, key);
-        else if (key === 'transportType') {
-          const transport = staticString(node.value, index);
-          if (transport === 'httpStream' || transport === 'sse') add('mcp-http-transport', node, transport);
-        } else if (key && /^access-control-allow-origin$/i.test(key) && staticString(node.value, index) === '*') add('cors-wildcard', node, '*');
+        else if (key && /^access-control-allow-origin$/i.test(key) && staticString(node.value, index) === '*') add('cors-wildcard', node, '*');
         return;
       }
       case 'AssignmentExpression': {
@@ -150,6 +174,13 @@ function callFacts(node: AstNode, index: FileIndex, add: (kind: CodeFactKind, no
 
   if (method === 'require' && calleeNode.type === 'Identifier' && args[0] && staticString(args[0], index) === undefined) {
     add('dynamic-require', node, decodedSpecifier(args[0], index));
+    return;
+  }
+  // fastmcp's `server.start({ transportType: 'httpStream' })`; the same key elsewhere (a client's connection record) is
+  // not a server.
+  if (method === 'start' && calleeNode.type === 'MemberExpression') {
+    const transport = staticString(objectProperty(unwrap(args[0]), 'transportType'), index);
+    if (transport === 'httpStream' || transport === 'sse') add('mcp-http-transport', node, transport);
     return;
   }
   if (method === 'listen' && calleeNode.type === 'MemberExpression') {

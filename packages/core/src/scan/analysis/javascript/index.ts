@@ -97,6 +97,29 @@ function dedupeTools(tools: ToolDefinition[]): ToolDefinition[] {
   return [...byKey.values()];
 }
 
+/** Enough for any real server's own modules; a transport whose closure is larger is judged on what was reached. */
+const MAX_CLOSURE = 500;
+
+/** `path` and every package file it loads through relative imports, requires and re-exports, transitively. */
+function moduleClosure(path: string, indexes: ReadonlyMap<string, FileIndex>): string[] {
+  const seen = new Set([path]);
+  const queue = [path];
+  const has = (candidate: string) => indexes.has(candidate);
+  while (queue.length > 0 && seen.size < MAX_CLOSURE) {
+    const from = queue.shift()!;
+    const index = indexes.get(from);
+    if (!index) continue;
+    const sources = [...index.imports.values(), ...index.reExports.values()].map((binding) => binding.source).concat(index.starExports);
+    for (const source of sources) {
+      const target = resolveRelativeImport(from, source, has);
+      if (target === undefined || seen.has(target)) continue;
+      seen.add(target);
+      queue.push(target);
+    }
+  }
+  return [...seen];
+}
+
 async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): Promise<LanguageAnalysis> {
   const problems: ParseProblem[] = [];
   const indexes = new Map<string, FileIndex>();
@@ -140,6 +163,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
       moduleScope: newScope(),
     });
   }
+  for (const fact of facts) if (fact.kind === 'mcp-http-transport') fact.loads = moduleClosure(fact.location.file, indexes);
   options.signal?.throwIfAborted();
   const flows = new TaintEngine({ files: contexts, tools: allTools }).run();
   const diagnostics = unrecognisedShapes(indexes.values(), allTools);
