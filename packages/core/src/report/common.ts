@@ -141,3 +141,9 @@ export function coverageNote(report: ScanReport): string | undefined {
   if (status === 'scanned') return undefined;
   return `${status === 'partial' ? 'partial' : 'not scanned'}: ${visibleLine(reasons.join('; '))}`;
 }
+
+/** Columns padded to their widest cell, two spaces apart; the last column is not padded, so no line ends in spaces. */
+export function textTable(rows: readonly (readonly string[])[]): string {
+  const widths = (rows[0] ?? []).map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd()).join('\n');
+}

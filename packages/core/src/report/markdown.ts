@@ -112,6 +112,14 @@ function findingDetails(finding: Finding): string {
     finding.flow.forEach((step, index) => lines.push(`${index + 1}. ${step.kind ? `*${step.kind}* ` : ''}${code(`${step.file}:${step.line}`)} ${text(step.note)}`));
     lines.push('');
   }
+  if (finding.facets?.length) {
+    lines.push('**Same root cause**', '');
+    for (const facet of finding.facets) {
+      const at = facet.location ? ` at ${code(`${facet.location.file}:${facet.location.line}`)}` : '';
+      lines.push(`- ${code(facet.ruleId)} (${facet.severity})${at}: ${text(facet.message)}`);
+    }
+    lines.push('');
+  }
   const consensus = describeConsensus(finding);
   if (consensus) {
     lines.push(`**Judges:** ${text(consensus)}`, '');

@@ -179,6 +179,22 @@ function toResult(report: ScanReport, finding: Finding, ruleIndex: number, ancho
       ...(finding.flow?.[0]?.kind ? { 'svc/sourceKind': finding.flow[0].kind } : {}),
     },
   };
+  // Facets of the same root cause point at their own code; their rule and message say what each adds.
+  const facetLocations = (finding.facets ?? []).flatMap((facet, index): Location[] =>
+    facet.location
+      ? [
+          {
+            id: index + 1,
+            physicalLocation: { artifactLocation: artifactLocation(checkoutPath(report, facet.location.file)), region: region(facet.location) },
+            message: { text: `${facet.ruleId} (${facet.severity}): ${visible(facet.message)}` },
+          },
+        ]
+      : [],
+  );
+  if (facetLocations.length > 0) {
+    result.relatedLocations = facetLocations;
+    result.properties = { ...result.properties, 'svc/facets': finding.facets!.map((facet) => facet.ruleId) };
+  }
   if (finding.flow?.length) {
     result.codeFlows = [
       {

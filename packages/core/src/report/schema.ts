@@ -11,7 +11,7 @@ import type { ScanReport, Severity } from '../scan/model.js';
  * value) bump the minor; removing or renaming a field, or changing its meaning, bumps the major. Consumers must
  * ignore fields they do not know, which is why the published JSON Schema leaves objects open.
  */
-export const REPORT_SCHEMA_VERSION = '2.0.0';
+export const REPORT_SCHEMA_VERSION = '2.1.0';
 
 /** Illustrative home of the published schema; versioned so a consumer can pin the contract it was written for. */
 export const REPORT_SCHEMA_ID = `https://svc.dev/schema/report/${REPORT_SCHEMA_VERSION}.json`;
@@ -128,6 +128,23 @@ export const judgeVoteSchema = z
   })
   .meta({ id: 'JudgeVote', description: 'One judge’s vote on a finding (deep mode).' });
 
+export const codeContextSchema = z
+  .strictObject({
+    startLine: z.number().int().min(1).describe('Line number of the first entry of `lines`.'),
+    lines: z.array(z.string()).describe('Two lines before the finding’s line, the line, two after; very long lines cut to a window.'),
+  })
+  .meta({ id: 'CodeContext', description: 'The source lines around a finding, so it can be read without opening the file.' });
+
+export const findingFacetSchema = z
+  .strictObject({
+    id: z.string().describe('The id the facet has as a finding of its own (suppress or baseline it by this id).'),
+    ruleId: z.string(),
+    severity,
+    message: z.string(),
+    location: sourceLocationSchema.optional(),
+  })
+  .meta({ id: 'FindingFacet', description: 'Another finding with the same root cause in the same file, folded into this one.' });
+
 export const findingSchema = z
   .strictObject({
     id: z.string().describe('Stable across runs for the same problem: rule id + location or tool + evidence hash.'),
@@ -153,6 +170,11 @@ export const findingSchema = z
       })
       .optional()
       .describe('On suppressed findings: who silenced it and why.'),
+    context: codeContextSchema.optional(),
+    facets: z
+      .array(findingFacetSchema)
+      .optional()
+      .describe('Findings with the same root cause in the same file (an HTTP exposure: no auth, CORS *, no Origin check), counted once.'),
   })
   .meta({ id: 'Finding', description: 'One problem a rule found.' });
 

@@ -38,14 +38,17 @@ describe('textReporter', () => {
   });
 
   it('shows each finding with rule, category, location, evidence, flow and judges', () => {
-    expect(output).toContain('command-injection [command-injection] confidence 0.95');
+    expect(output).toContain('● command-injection  Untrusted input built into a command line or handed to a shell');
+    expect(output).toContain('[command-injection] · CWE-78 · CWE-77 · OWASP MCP05 · confidence 0.95 · details: svc rules command-injection');
+    expect(output).toMatch(/fix: Run the program with an argument array and no shell/);
     expect(output).toContain('at src/my tools/run.ts:42:5');
     expect(output).toContain('at tool get_weather › description');
     expect(output).toContain('│   resolve(stdout);');
     expect(output).toMatch(/1\. \[tool-input\] src\/my tools\/run\.ts:30 {2}parameter cmd of tool run_task/);
     expect(output).toContain('judges: confirm 2, uncertain 1 → confirm');
     expect(output).toContain('- sanitizer: dismiss, host checked against an allowlist');
-    expect(output).toContain('ssrf [ssrf] confidence 0.20  dismissed by judges');
+    expect(output).toMatch(/○ ssrf {2}.*dismissed by judges/);
+    expect(output).toContain('[ssrf] · CWE-918');
   });
 
   it('lists what the judge panel dismissed apart, with every vote, after the counted findings', () => {
@@ -69,6 +72,31 @@ describe('textReporter', () => {
     expect(output).toMatch(/score not graded .*\n {2}not scanned:\n {4}! remote endpoint/);
     expect(output).toMatch(/Errors \(1\)\n {2}✖ pypi:missing-server==9\.9: PyPI: no release/);
     expect(output.trimEnd().split('\n').at(-1)).toBe('svc 0.1.0: 2 targets scanned, 6 findings, 1 target failed');
+  });
+
+  it('shows the code around a finding with a gutter, the finding\'s line marked, instead of its evidence', () => {
+    const finding: Finding = {
+      ...sampleFindings()[0]!,
+      location: { file: 'src/run.ts', line: 9, column: 5 },
+      context: { startLine: 7, lines: ['function run(cmd) {', '  // build it', '  exec(`sh -c ${cmd}`);', '}', ''] },
+    };
+    const text = textReporter(sampleRun([sampleReport([finding])]));
+    expect(text).toContain(
+      ['         7 │ function run(cmd) {', '         8 │   // build it', '      ▶  9 │   exec(`sh -c ${cmd}`);', '        10 │ }'].join('\n'),
+    );
+    expect(text).not.toContain(`│ ${finding.evidence.split('\n')[0]}`);
+  });
+
+  it('lists the facets folded into a finding, and a summary table only for several targets', () => {
+    const finding: Finding = {
+      ...sampleFindings()[0]!,
+      facets: [{ id: 'f1', ruleId: 'cors-wildcard', severity: 'medium', message: 'CORS allows every origin', location: { file: 'src/http.ts', line: 4, column: 1 } }],
+    };
+    const one = textReporter({ ...sampleRun([sampleReport([finding])]), errors: [] });
+    expect(one).toContain('same root cause:\n        • cors-wildcard (medium) at src/http.ts:4: CORS allows every origin');
+    expect(one).not.toContain('Summary');
+    expect(output).toMatch(/Summary\ntarget +status +tools +critical +high +medium +low +grade\nnpm:weather-mcp@1\.2\.0 +partial +3 +1 +1 +1 +1 +F\n/);
+    expect(output).toMatch(/\npypi:missing-server==9\.9 +failed( +-){6}$/m);
   });
 
   it('truncates long evidence', () => {

@@ -1,6 +1,7 @@
 import { styleText } from 'node:util';
-import { SEVERITIES, type Finding, type ScanReport, type ScopeReason, type Severity } from '../scan/model.js';
-import { describeConsensus, describeWhere, excerpt, scoreLabel, targetTitle, visibleBlock, visibleLine } from './common.js';
+import { getRule } from '../rules/index.js';
+import { SEVERITIES, type CodeContext, type Finding, type ScanReport, type ScopeReason, type Severity } from '../scan/model.js';
+import { describeConsensus, describeWhere, excerpt, scoreLabel, targetTitle, textTable, visibleBlock, visibleLine } from './common.js';
 import type { ScanRun } from './schema.js';
 
 export interface TextOptions {
@@ -33,6 +34,9 @@ export function textReporter(run: ScanRun, options: TextOptions = {}): string {
     out.push(...formatReport(report, paint), '');
   }
 
+  // Several targets (a client config's servers): one row each at the end, the way a CI log is read.
+  if (run.reports.length + run.errors.length > 1) out.push(...summaryTable(run, paint), '');
+
   if (run.errors.length > 0) {
     out.push(paint('bold', `Errors (${run.errors.length})`));
     for (const error of run.errors) out.push(`  ${paint('red', '✖')} ${visibleLine(error.input)}: ${visibleLine(error.message)}`);
@@ -47,7 +51,9 @@ export function textReporter(run: ScanRun, options: TextOptions = {}): string {
   return `${out.join('\n')}\n`;
 }
 
-function formatReport(report: ScanReport, paint: (style: Style, text: string) => string): string[] {
+type Paint = (style: Style, text: string) => string;
+
+function formatReport(report: ScanReport, paint: Paint): string[] {
   const lines: string[] = [];
   const { grade, coverage } = report;
   const gradeStyle: Style = grade === null ? 'yellow' : grade === 'A' || grade === 'B' ? 'green' : grade === 'C' ? 'yellow' : 'red';
@@ -121,25 +127,37 @@ const SCOPE_REASONS: Record<ScopeReason, string> = {
   'dual-build-twin': 'CommonJS twins of an analysed ESM build',
 };
 
-function formatFinding(finding: Finding, paint: (style: Style, text: string) => string): string[] {
+function formatFinding(finding: Finding, paint: Paint): string[] {
   const dismissed = finding.consensus === 'dismiss';
+  const rule = getRule(finding.ruleId);
   const head =
     `    ${paint(SEVERITY_STYLE[finding.severity], dismissed ? '○' : '●')} ` +
-    `${paint('bold', visibleLine(finding.ruleId))} ${paint('dim', `[${finding.category}] confidence ${finding.confidence.toFixed(2)}`)}` +
+    `${paint('bold', visibleLine(finding.ruleId))}` +
+    (rule ? `  ${rule.meta.title}` : '') +
     (dismissed ? paint('dim', '  dismissed by judges') : '');
   const lines = [head, `      ${visibleLine(finding.message)}`];
   const where = describeWhere(finding);
   if (where) lines.push(`      ${paint('dim', 'at')} ${visibleLine(where)}`);
 
-  if (finding.evidence) {
+  // The code itself when the finding has a place in it; otherwise (a tool description, a manifest) the evidence.
+  if (finding.context) lines.push(...formatContext(finding.context, finding.location?.line, paint));
+  else if (finding.evidence) {
     for (const line of excerpt(visibleBlock(finding.evidence))) lines.push(`      ${paint('dim', '│')} ${line}`);
   }
   if (finding.flow?.length) {
     lines.push(`      ${paint('dim', 'flow:')}`);
     finding.flow.forEach((step, index) => {
       const source = step.kind ? `${paint('dim', `[${step.kind}]`)} ` : '';
-      lines.push(`        ${index + 1}. ${source}${visibleLine(`${step.file}:${step.line}`)}  ${visibleLine(step.note)}`);
+      const guard = step.guard ? paint('dim', ` (checked by ${visibleLine(step.guard)}, which does not hold)`) : '';
+      lines.push(`        ${index + 1}. ${source}${visibleLine(`${step.file}:${step.line}`)}  ${visibleLine(step.note)}${guard}`);
     });
+  }
+  if (finding.facets?.length) {
+    lines.push(`      ${paint('dim', 'same root cause:')}`);
+    for (const facet of finding.facets) {
+      const at = facet.location ? ` ${paint('dim', 'at')} ${visibleLine(`${facet.location.file}:${facet.location.line}`)}` : '';
+      lines.push(`        ${paint(SEVERITY_STYLE[facet.severity], '•')} ${visibleLine(facet.ruleId)} (${facet.severity})${at}: ${visibleLine(facet.message)}`);
+    }
   }
   const consensus = describeConsensus(finding);
   if (consensus) {
@@ -148,7 +166,44 @@ function formatFinding(finding: Finding, paint: (style: Style, text: string) => 
       lines.push(`        - ${visibleLine(vote.judge)}: ${vote.verdict}, ${visibleLine(vote.reason)}`);
     }
   }
+  if (rule) lines.push(`      ${paint('dim', 'fix:')} ${rule.meta.remediation}`);
+  const references = [
+    `[${finding.category}]`,
+    ...(rule ? [...rule.meta.cwe, `OWASP ${rule.meta.owasp}`] : []),
+    `confidence ${finding.confidence.toFixed(2)}`,
+    `details: svc rules ${visibleLine(finding.ruleId)}`,
+  ];
+  lines.push(`      ${paint('dim', references.join(' · '))}`);
   return lines;
+}
+
+/** Source lines with a gutter of line numbers; the finding's line is marked. */
+function formatContext(context: CodeContext, line: number | undefined, paint: Paint): string[] {
+  const last = context.startLine + context.lines.length - 1;
+  const width = String(last).length;
+  return context.lines.map((text, index) => {
+    const number = context.startLine + index;
+    const hit = number === line;
+    const gutter = `${hit ? '▶' : ' '} ${String(number).padStart(width)} │`;
+    return `      ${hit ? paint('bold', gutter) : paint('dim', gutter)} ${visibleLine(text)}`;
+  });
+}
+
+/** target · status · tools · counts · grade, one row per target and per failed one. */
+function summaryTable(run: ScanRun, paint: Paint): string[] {
+  const rows: string[][] = [['target', 'status', 'tools', 'critical', 'high', 'medium', 'low', 'grade']];
+  for (const report of run.reports) {
+    rows.push([
+      visibleLine(targetTitle(report)),
+      report.coverage.status,
+      String(report.tools.length),
+      ...(['critical', 'high', 'medium', 'low'] as const).map((severity) => String(report.counts[severity])),
+      report.grade ?? '-',
+    ]);
+  }
+  for (const error of run.errors) rows.push([visibleLine(error.input), 'failed', '-', '-', '-', '-', '-', '-']);
+  const [header, ...body] = textTable(rows).split('\n');
+  return [paint('bold', 'Summary'), paint('dim', header ?? ''), ...body];
 }
 
 function plural(count: number, noun: string): string {

@@ -14,6 +14,7 @@ export default createRule({
     cwe: ['CWE-942'],
     owasp: 'MCP07',
     modes: ['fast', 'deep'],
+    rootCause: 'http-exposure',
     confidence: 0.7,
   },
   check(context) {

@@ -29,6 +29,11 @@ export interface RuleMeta {
   modes: readonly ScanMode[];
   /** Confidence a finding starts with before any judge votes (0..1). */
   confidence: number;
+  /**
+   * Rules that report facets of one problem share a root cause: their findings in one file become one finding with
+   * facets (scan/facets.ts), counted and scored once.
+   */
+  rootCause?: 'http-exposure';
 }
 
 /** Everything a rule may look at. Read-only; rules report through `report`. */

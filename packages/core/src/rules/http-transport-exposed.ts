@@ -16,6 +16,7 @@ export default createRule({
     cwe: ['CWE-306', 'CWE-1327'],
     owasp: 'MCP07',
     modes: ['fast', 'deep'],
+    rootCause: 'http-exposure',
     confidence: 0.7,
   },
   check(context) {

@@ -19,6 +19,7 @@ export default createRule({
     cwe: ['CWE-346', 'CWE-350'],
     owasp: 'MCP07',
     modes: ['fast', 'deep'],
+    rootCause: 'http-exposure',
     confidence: 0.6,
   },
   check(context) {

@@ -24,6 +24,8 @@ import type {
 } from './model.js';
 import { modelTexts } from './model-texts.js';
 import { scopeCode } from './scope.js';
+import { withCodeContext } from './code-context.js';
+import { foldRootCauses } from './facets.js';
 import { scoreFindings } from './score.js';
 import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
 
@@ -142,10 +144,10 @@ export async function scanWorkspace(
   const facts: CodeFact[] = [];
   const diagnostics: ExtractionDiagnostic[] = [];
   let parsedFiles = 0;
+  const texts = new Map(inventory.files.flatMap((file) => (file.text === undefined ? [] : [[file.path, file.text] as const])));
   await time('analyze', async () => {
     const analyzable = inventory.files.filter((file) => (file.role === 'source' || file.role === 'bundle') && !scope.skipped.has(file.path));
     const total = analyzable.length;
-    const texts = new Map(inventory.files.flatMap((file) => (file.text === undefined ? [] : [[file.path, file.text] as const])));
     let done = 0;
     for (const analyzer of ANALYZERS) {
       const files = analyzable.filter((file) => file.language && analyzer.languages.includes(file.language));
@@ -206,6 +208,10 @@ export async function scanWorkspace(
       dismissed = panel.dismissed;
     }
   }
+  const rootCauses = new Map(rules.flatMap((rule) => (rule.meta.rootCause ? [[rule.id, rule.meta.rootCause] as const] : [])));
+  const present = (list: readonly Finding[]) => withCodeContext(foldRootCauses(list, (ruleId) => rootCauses.get(ruleId)), (path) => texts.get(path));
+  findings = present(findings);
+  if (dismissed) dismissed = present(dismissed);
   for (const finding of findings) emit({ type: 'finding', target: label, finding });
 
   const { score, grade, counts } = await time('score', () => scoreFindings(findings));

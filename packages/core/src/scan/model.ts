@@ -320,6 +320,28 @@ export interface Finding {
   consensus?: Verdict;
   /** Set on the findings of `ScanReport.suppressed`: who silenced it and why. */
   suppression?: Suppression;
+  /** The source lines around `location` (two before, two after), so a reader sees the code without opening it. */
+  context?: CodeContext;
+  /**
+   * Other findings with the same root cause in the same file (an HTTP server with no auth, CORS `*` and no Origin
+   * check is one exposure), folded into this one: each keeps its rule, severity, message and place.
+   */
+  facets?: FindingFacet[];
+}
+
+export interface CodeContext {
+  /** Line number of `lines[0]`. */
+  startLine: number;
+  /** As in the file, except that a very long line (minified code) is cut to a window around the finding's column. */
+  lines: string[];
+}
+
+export interface FindingFacet {
+  id: string;
+  ruleId: string;
+  severity: Severity;
+  message: string;
+  location?: SourceLocation;
 }
 
 /**

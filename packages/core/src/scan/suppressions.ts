@@ -142,7 +142,7 @@ function describeIssue(error: z.ZodError): string {
 }
 
 /** Where a finding is, as a baseline records it: `file:line`, or the tool and field for text findings. */
-export function findingWhere(finding: Finding): string {
+export function findingWhere(finding: Pick<Finding, 'location' | 'tool'>): string {
   if (finding.location) return `${finding.location.file}:${finding.location.line}`;
   if (finding.tool) return `${finding.tool.kind}:${finding.tool.name}:${finding.tool.field}`;
   return '';
@@ -210,7 +210,8 @@ export function createBaseline(findings: readonly Finding[], reason: string, now
   return {
     version: 1,
     createdAt: now.toISOString(),
-    findings: findings.map((finding) => ({
+    // A finding's facets are findings of their own until they are folded together (scan/facets.ts): each is listed.
+    findings: findings.flatMap((finding) => [finding, ...(finding.facets ?? [])]).map((finding) => ({
       id: finding.id,
       ruleId: finding.ruleId,
       where: findingWhere(finding),
