@@ -223,6 +223,7 @@ export const scanReportSchema = z
         version: z.string().optional(),
         contentHash: z.string().describe('sha256 over the sorted (path, content) pairs of the scanned files.'),
         origin: configOriginSchema.optional(),
+        launchedBy: z.string().optional().describe('On a dependency scanned because a launcher package loads it: the launcher (`name@version`).'),
       })
       .describe('What was scanned.'),
     mode: scanMode,
@@ -242,6 +243,10 @@ export const scanReportSchema = z
       .array(findingSchema)
       .optional()
       .describe('Deep mode: findings the judge panel dismissed by majority, with their votes. Not counted or scored.'),
+    launches: z
+      .array(z.strictObject({ name: z.string(), spec: z.string().describe('The version its lockfile pins, else the range its manifest declares.') }))
+      .optional()
+      .describe('A package with no tool of its own whose entry points load these dependencies; each is scanned as a target of its own.'),
     score: z.number().min(0).max(100).nullable().describe('0..100, see docs/report.md for the formula; null when not scanned.'),
     grade: grade.nullable().describe('Letter grade from the score, capped by critical/high findings; null when not scanned.'),
     // An explicit object rather than z.record(severity, …): the JSON Schema then lists the keys as properties.

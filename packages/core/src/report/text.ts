@@ -58,6 +58,7 @@ function formatReport(report: ScanReport, paint: Paint): string[] {
   const { grade, coverage } = report;
   const gradeStyle: Style = grade === null ? 'yellow' : grade === 'A' || grade === 'B' ? 'green' : grade === 'C' ? 'yellow' : 'red';
   lines.push(paint('bold', `■ ${visibleLine(targetTitle(report))}`) + paint('dim', `  [${report.target.kind}, ${report.mode}]`));
+  if (report.target.launchedBy) lines.push(paint('dim', `  scanned because ${visibleLine(report.target.launchedBy)} launches it: the tools that package serves are defined here`));
   lines.push(
     `  score ${paint(gradeStyle, scoreLabel(report))}  ` +
       SEVERITIES.map((severity) => `${severity} ${report.counts[severity]}`).join(' · ') +

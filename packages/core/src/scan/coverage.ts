@@ -1,4 +1,5 @@
 import { dependenciesOf, normalizePypi } from './dependencies.js';
+import type { LaunchedDependency } from './launcher.js';
 import type { Coverage, ExtractionDiagnostic, Manifest, ParseProblem, ProblemKind, ToolDefinition } from './model.js';
 
 /**
@@ -31,6 +32,8 @@ export function assessCoverage(input: {
   tools: readonly ToolDefinition[];
   manifests: readonly Manifest[];
   diagnostics?: readonly ExtractionDiagnostic[];
+  /** Dependencies a tool-less package's entry points load (scan/launcher.ts). */
+  launches?: readonly LaunchedDependency[];
 }): Coverage {
   const reasons: string[] = [];
   for (const kind of Object.keys(PROBLEM_HEADINGS) as ProblemKind[]) {
@@ -40,9 +43,15 @@ export function assessCoverage(input: {
     const more = problems.length > LISTED ? `; ${problems.length - LISTED} more` : '';
     reasons.push(`${PROBLEM_HEADINGS[kind](problems.length)} (${listed.join('; ')}${more})`);
   }
-  const unrecognised = input.tools.length === 0 ? (input.diagnostics ?? []).filter((diagnostic) => diagnostic.code === 'unrecognised-server-shape') : [];
+  const launches = input.tools.length === 0 ? (input.launches ?? []) : [];
+  if (launches.length > 0) {
+    // The launcher is partial on its own: what its command serves is defined in code it does not ship.
+    const names = launches.map((dependency) => `${dependency.name}@${dependency.spec}`).join(', ');
+    reasons.push(`no tools in the package itself: its entry point loads ${names}, scanned as ${launches.length === 1 ? 'a target' : 'targets'} of ${launches.length === 1 ? 'its' : 'their'} own`);
+  }
+  const unrecognised = input.tools.length === 0 && launches.length === 0 ? (input.diagnostics ?? []).filter((diagnostic) => diagnostic.code === 'unrecognised-server-shape') : [];
   for (const diagnostic of unrecognised) reasons.push(`no tools found: ${diagnostic.path} ${diagnostic.detail}`);
-  if (input.tools.length === 0 && unrecognised.length === 0) {
+  if (input.tools.length === 0 && unrecognised.length === 0 && launches.length === 0) {
     const sdk = input.manifests
       .flatMap(dependenciesOf)
       .find((dependency) => !dependency.dev && MCP_SERVER_DEPENDENCIES[dependency.ecosystem].includes(dependency.ecosystem === 'pypi' ? normalizePypi(dependency.name) : dependency.name));

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { runPanel, defaultJudges, type Judge } from '../judges/panel.js';
 import { RULES } from '../rules/index.js';
 import type { FindingInput, Rule, RuleContext } from '../rules/create-rule.js';
@@ -26,6 +28,7 @@ import { modelTexts } from './model-texts.js';
 import { scopeCode } from './scope.js';
 import { withCodeContext } from './code-context.js';
 import { foldRootCauses } from './facets.js';
+import { launchedDependencies } from './launcher.js';
 import { scoreFindings } from './score.js';
 import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
 
@@ -61,6 +64,7 @@ export async function scanInputs(inputs: readonly string[], options: ScanOptions
     options.onEvent?.({ type: 'error', target: input, message: failure.message });
   };
 
+  const launched = new Set<string>();
   for (const input of inputs) {
     options.signal?.throwIfAborted();
     let targets: ScanTarget[];
@@ -71,11 +75,16 @@ export async function scanInputs(inputs: readonly string[], options: ScanOptions
       fail(input, error);
       continue;
     }
-    for (const target of targets) {
+    const queue: Array<{ target: ScanTarget; launchedBy?: string }> = targets.map((target) => ({ target }));
+    for (let next = queue.shift(); next; next = queue.shift()) {
       options.signal?.throwIfAborted();
+      const { target, launchedBy } = next;
       const label = targetLabel(target);
       try {
-        run.reports.push(await scanTarget(target, options));
+        const report = await scanTarget(target, options);
+        if (launchedBy) report.target.launchedBy = launchedBy;
+        run.reports.push(report);
+        for (const dependency of launchedTargets(target, report, launched)) queue.push({ target: dependency, launchedBy: launcherName(report) });
       } catch (error) {
         if (isAbort(error, options.signal)) throw error;
         fail(label, error);
@@ -83,6 +92,27 @@ export async function scanInputs(inputs: readonly string[], options: ScanOptions
     }
   }
   return run;
+}
+
+const launcherName = (report: ScanReport) => (report.target.version ? `${report.target.name}@${report.target.version}` : report.target.name);
+
+/**
+ * The dependencies a launcher's report names, as targets: from the launcher's own `node_modules` when it is a folder
+ * that has them installed, else from the registry at the pinned version or range. Each is scanned once per run, and a
+ * dependency is never followed further (a launcher of a launcher is reported, not chased).
+ */
+function launchedTargets(target: ScanTarget, report: ScanReport, seen: Set<string>): ScanTarget[] {
+  if (report.target.launchedBy !== undefined || (target.kind !== 'npm' && target.kind !== 'directory')) return [];
+  const targets: ScanTarget[] = [];
+  for (const { name, spec } of report.launches ?? []) {
+    const installed = target.kind === 'directory' ? path.join(target.path, 'node_modules', name) : undefined;
+    const key = installed ?? `${name}@${spec}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (installed && existsSync(path.join(installed, 'package.json'))) targets.push({ kind: 'directory', input: installed, path: installed });
+    else targets.push({ kind: 'npm', input: `npm:${name}@${spec}`, name, spec });
+  }
+  return targets;
 }
 
 /** Fetches one target, scans it and always disposes of its temp dir. Remote endpoints are reported, not scanned. */
@@ -215,7 +245,8 @@ export async function scanWorkspace(
   for (const finding of findings) emit({ type: 'finding', target: label, finding });
 
   const { score, grade, counts } = await time('score', () => scoreFindings(findings));
-  const coverage = assessCoverage({ problems, tools, manifests: inventory.manifests, diagnostics });
+  const launches = launchedDependencies(inventory.files, inventory.manifests, tools);
+  const coverage = assessCoverage({ problems, tools, manifests: inventory.manifests, diagnostics, launches });
   timings.total = round(performance.now() - totalStart + (timings.fetch ?? 0));
 
   const report: ScanReport = {
@@ -241,6 +272,7 @@ export async function scanWorkspace(
     tools: tools.map(({ handlerId: _handlerId, ...tool }) => tool),
     findings: sortFindings(findings),
     ...(dismissed ? { dismissed: sortFindings(dismissed) } : {}),
+    ...(launches.length > 0 ? { launches } : {}),
     score,
     grade,
     counts,

@@ -419,6 +419,8 @@ export interface ScanReport {
     /** sha256 over the sorted (path, content) pairs of the scanned files. */
     contentHash: string;
     origin?: ConfigOrigin;
+    /** Set on a dependency scanned because a thin launcher's entry point loads it (scan/launcher.ts): the launcher. */
+    launchedBy?: string;
   };
   mode: ScanMode;
   startedAt: string;
@@ -429,6 +431,8 @@ export interface ScanReport {
   findings: Finding[];
   /** Deep mode: findings the panel dismissed by majority, with their votes (served at /scan/{id}/consensus). */
   dismissed?: Finding[];
+  /** A package with no tool of its own whose entry points load these dependencies: they are scanned as targets too. */
+  launches?: Array<{ name: string; spec: string }>;
   /** 0..100; null when the target was not scanned (nothing was looked at, so there is nothing to grade). */
   score: number | null;
   grade: Grade | null;
