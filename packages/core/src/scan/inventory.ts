@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { readTreeFileSync } from './tree-file.js';
 import { parse as parseToml } from 'smol-toml';
 import type { FileRole, Language, Manifest, ParseProblem, SourceFile } from './model.js';
 
@@ -188,7 +189,19 @@ export async function inventoryWorkspace(
       continue;
     }
 
-    const buffer = readFileNoFollow(candidate.absPath);
+    // Synchronous on purpose: one promise and one event-loop turn per file cost more than the read (tree-file.ts).
+    let buffer: Buffer;
+    try {
+      buffer = readTreeFileSync(candidate.absPath, limits.maxFileBytes);
+    } catch (error) {
+      // Swapped for a link, a FIFO or a bigger file since the walk saw it: reported, never followed or waited on.
+      skippedFiles++;
+      problems.push({ file: candidate.relPath, message: `not read: ${(error as Error).message}`, kind: 'unreadable' });
+      digests.push(`${candidate.relPath}\0unreadable`);
+      file.role = 'other';
+      files.push(file);
+      continue;
+    }
     bytes += buffer.length;
     digests.push(`${candidate.relPath}\0${createHash('sha256').update(buffer).digest('hex')}`);
     if (buffer.subarray(0, 8192).includes(0)) {
@@ -212,20 +225,6 @@ export async function inventoryWorkspace(
   digests.sort();
   const contentHash = createHash('sha256').update(digests.join('\n')).digest('hex');
   return { files, manifests, contentHash, bytes, skippedFiles, problems };
-}
-
-/**
- * Synchronous on purpose: a scan reads thousands of small files back to back, and one promise, one thread-pool hop
- * and one event-loop turn per file cost more than the reads (about 1.5 s of a 53-package run went to waiting).
- */
-function readFileNoFollow(absPath: string): Buffer {
-  // O_NOFOLLOW: the walk saw a regular file; refuse if it was swapped for a link since.
-  const fd = openSync(absPath, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Type declarations of every flavour (.d.ts, .d.mts, .d.cts) hold no runtime code: never analysed. */

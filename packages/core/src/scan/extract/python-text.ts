@@ -1,8 +1,9 @@
 // Text a Python server hands to the model that is not a literal at the definition: a constant, a file of the package
 // read at import time (`(Path(__file__).parent / "prompts" / "run.md").read_text()`), a member of a JSON file, or a
 // download (then there is no text to judge, and the tool says its description comes from the network).
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { readTreeFileSync } from '../tree-file.js';
 import { qualify, resolveConstant, type PyModule } from '../analysis/python/program.js';
 import { callArguments, dottedName, stringValue, unwrap, type Literal, type Node } from '../analysis/python/syntax.js';
 
@@ -126,8 +127,7 @@ function readPackageFile(module: PyModule, relative: string): string | undefined
     const real = realpathSync(target);
     const inside = path.relative(realpathSync(root), real);
     if (inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
-    if (statSync(real).size > MAX_TEXT_FILE) return undefined;
-    return readFileSync(real, 'utf8');
+    return readTreeFileSync(real, MAX_TEXT_FILE).toString('utf8');
   } catch {
     return undefined;
   }

@@ -2,14 +2,22 @@
 // entries and turn each launch command into the thing it would run (an npm or PyPI package, a git repo, a local
 // project, a remote endpoint), without running anything.
 
-import { readFileSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readTreeFileSync } from '../tree-file.js';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import type { ConfigOrigin, McpClient, ScanTarget } from '../model.js';
 import { TargetError } from './errors.js';
 import { gitTarget, npmTarget, pypiTarget } from './specs.js';
+
+/** Client configs are small; a bigger "config" is not one (and /dev/zero or a FIFO given as one must not hang the scan). */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+/** A config the user named: a link is followed (dotfile managers link them), but only a regular file of sane size is read. */
+function readConfigText(file: string): string {
+  return readTreeFileSync(file, MAX_CONFIG_BYTES, { followLinks: true }).toString('utf8');
+}
 
 /** One server entry as the clients write it; every field is optional and untrusted. */
 interface ServerEntry {
@@ -67,7 +75,7 @@ export function recogniseConfig(file: string): McpClient | undefined {
   if (!/\.(json|jsonc)$/i.test(file)) return undefined;
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readConfigText(file);
   } catch {
     return undefined;
   }
@@ -124,9 +132,9 @@ export function explainNotConfig(file: string): string {
   if (!/\.(json|jsonc)$/i.test(file)) return 'not a directory or an MCP client config file (.json)';
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readConfigText(file);
   } catch (error) {
-    return `cannot read file (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    return `cannot read file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
   }
   const { errors } = parseConfigText(text);
   const first = errors[0];
@@ -140,9 +148,9 @@ export function explainNotConfig(file: string): string {
 export async function readConfig(configPath: string): Promise<ConfiguredServer[]> {
   let text: string;
   try {
-    text = await readFile(configPath, 'utf8');
+    text = readConfigText(configPath);
   } catch (error) {
-    throw new TargetError(configPath, `cannot read config (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new TargetError(configPath, `cannot read config (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const { data, errors } = parseConfigText(text);
   const first = errors[0];

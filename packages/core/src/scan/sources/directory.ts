@@ -1,9 +1,10 @@
 // Local directories are scanned in place: nothing is copied and dispose() has nothing to remove.
 
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { ScanTarget, Workspace } from '../model.js';
+import { readTreeFile } from '../tree-file.js';
 import { TargetError } from './errors.js';
 
 export async function fetchDirectory(target: Extract<ScanTarget, { kind: 'directory' }>): Promise<Workspace> {
@@ -22,7 +23,8 @@ export async function fetchDirectory(target: Extract<ScanTarget, { kind: 'direct
 
 /** Name and version from the project's own manifest (package.json, else pyproject.toml), when it declares them. */
 export async function describeProject(root: string): Promise<{ name?: string; version?: string }> {
-  const packageJson = await readFile(path.join(root, 'package.json'), 'utf8').catch(() => undefined);
+  // Read like every file of the tree: a manifest that is a link out of it, a FIFO or /dev/zero names nothing.
+  const packageJson = await readTreeFile(path.join(root, 'package.json')).catch(() => undefined);
   if (packageJson !== undefined) {
     try {
       const data = JSON.parse(packageJson) as { name?: unknown; version?: unknown };
@@ -31,7 +33,7 @@ export async function describeProject(root: string): Promise<{ name?: string; ve
       // A broken package.json is the inventory's problem to report; the directory name will do here.
     }
   }
-  const pyproject = await readFile(path.join(root, 'pyproject.toml'), 'utf8').catch(() => undefined);
+  const pyproject = await readTreeFile(path.join(root, 'pyproject.toml')).catch(() => undefined);
   if (pyproject !== undefined) {
     try {
       const data = parseToml(pyproject) as { project?: { name?: unknown; version?: unknown } };
