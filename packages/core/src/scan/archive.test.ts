@@ -143,6 +143,27 @@ describe('extractTarGz', () => {
     expect(existsSync(dest)).toBe(false);
   });
 
+  it('counts entries of every kind and limits depth, so empty directories cannot flood the disk\'s inodes', async () => {
+    const directories = await tarFile(Array.from({ length: 300 }, (_, i) => ({ name: `d${i}/`, type: 'dir' as const })));
+    await expect(extractTarGz(directories, dest, { limits: { maxEntries: 100 } })).rejects.toThrow(/more than 100 entries/);
+    expect(existsSync(dest)).toBe(false);
+    const deep = await tarFile([{ name: `${'d/'.repeat(12)}x.txt`, content: 'x' }]);
+    await expect(extractTarGz(deep, dest, { limits: { maxDepth: 10 } })).rejects.toThrow(/nested more than 10 levels deep/);
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  it('names paths inside the package only when the file system refuses an entry', async () => {
+    // `a` is a file, then `a/c` needs it to be a directory: the write fails with the path it tried.
+    const clash = await tarFile([
+      { name: 'a', content: 'x' },
+      { name: 'a/c', content: 'y' },
+    ]);
+    const error = await extractTarGz(clash, dest).catch((caught: unknown) => caught as Error);
+    expect(error).toBeInstanceOf(ArchiveError);
+    expect(error.message).not.toContain(dest);
+    expect(error.message).not.toContain(os.tmpdir());
+  });
+
   it('refuses a gzip nested inside the gzip', async () => {
     const file = path.join(base, 'input.tgz');
     await writeFile(file, gzipSync(gzipSync(buildTar([{ name: 'a.txt', content: 'a' }]))));
@@ -191,5 +212,7 @@ describe('extractZip', () => {
     expect(existsSync(dest)).toBe(false);
     const many = await zipFile(Array.from({ length: 6 }, (_, i) => ({ name: `f${i}.py`, content: 'x' })));
     await expect(extractZip(many, dest, { limits: { maxFiles: 5 } })).rejects.toThrow(/more than 5 files/);
+    const directories = await zipFile(Array.from({ length: 30 }, (_, i) => ({ name: `d${i}/`, stored: true })));
+    await expect(extractZip(directories, dest, { limits: { maxEntries: 20 } })).rejects.toThrow(/more than 20 entries/);
   });
 });

@@ -20,6 +20,10 @@ export interface ArchiveLimits {
   /** Total unpacked bytes (for tarballs: the whole inflated tar stream). */
   maxBytes: number;
   maxFiles: number;
+  /** Entries of every kind (directories and links too): 300,000 empty directories cost inodes and time, not bytes. */
+  maxEntries: number;
+  /** Path components of one entry after the strip. */
+  maxDepth: number;
   maxFileBytes: number;
   /** Inflated bytes per compressed byte beyond which the archive is treated as a decompression bomb. */
   maxRatio: number;
@@ -28,6 +32,8 @@ export interface ArchiveLimits {
 export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
   maxBytes: 200 * 1024 * 1024,
   maxFiles: 20_000,
+  maxEntries: 40_000,
+  maxDepth: 48,
   maxFileBytes: 50 * 1024 * 1024,
   maxRatio: 200,
 };
@@ -88,8 +94,18 @@ function resolveLimits(limits?: Partial<ArchiveLimits>): ArchiveLimits {
 /** Running totals shared by both formats, so the same limits read the same way. */
 class Budget {
   files = 0;
+  entries = 0;
   bytes = 0;
   constructor(readonly limits: ArchiveLimits) {}
+
+  /** Every entry, whatever its kind, before it is looked at further. */
+  addEntry(name: string, relative: string | null): void {
+    this.entries += 1;
+    if (this.entries > this.limits.maxEntries) throw new ArchiveError(`more than ${this.limits.maxEntries} entries`);
+    if (relative !== null && relative.split('/').length > this.limits.maxDepth) {
+      throw new ArchiveError(`${name} is nested more than ${this.limits.maxDepth} levels deep`);
+    }
+  }
 
   addFile(name: string, declaredSize: number): void {
     this.files += 1;
@@ -234,6 +250,7 @@ export async function extractTarGz(
 
   async function handleTarEntry(entry: ReadEntry): Promise<void> {
     const relative = safeEntryPath(entry.path, options.strip ?? 0);
+    budget.addEntry(entry.path, relative);
     switch (entry.type) {
       case 'Directory':
       case 'GNUDumpDir':
@@ -285,7 +302,7 @@ export async function extractTarGz(
     for (const writer of openWriters) writer.destroy();
     await Promise.allSettled(pendingWrites);
     await rm(root, { recursive: true, force: true });
-    throw toArchiveError(cause);
+    throw toArchiveError(cause, root);
   }
 }
 
@@ -310,11 +327,19 @@ function feed(parser: Parser, upstream: Transform): (source: AsyncIterable<Buffe
   };
 }
 
-function toArchiveError(error: unknown): Error {
+function toArchiveError(error: unknown, root: string): Error {
   if (error instanceof ArchiveError) return error;
   if (error instanceof Error && error.name === 'AbortError') return error;
+  return new ArchiveError(`unreadable archive (${withoutTempPath(error, root)})`);
+}
+
+/**
+ * A file-system error names the absolute path it failed on, which is the scan's temp folder: the caller (a daemon's
+ * client among them) is told the path inside the package only.
+ */
+function withoutTempPath(error: unknown, root: string): string {
   const message = error instanceof Error ? error.message : String(error);
-  return new ArchiveError(`unreadable archive (${message})`);
+  return message.split(`${root}${path.sep}`).join('').split(root).join('.');
 }
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
@@ -361,7 +386,7 @@ export async function extractZip(file: string, dest: string, options: ExtractOpt
   let zip: yauzl.ZipFile | undefined;
   try {
     zip = await openZip(file);
-    if (zip.entryCount > limits.maxFiles) throw new ArchiveError(`more than ${limits.maxFiles} files`);
+    if (zip.entryCount > limits.maxEntries) throw new ArchiveError(`more than ${limits.maxEntries} entries`);
     const opened = zip;
     let onAbort: (() => void) | undefined;
     await new Promise<void>((resolve, reject) => {
@@ -387,12 +412,13 @@ export async function extractZip(file: string, dest: string, options: ExtractOpt
   } catch (error) {
     zip?.close();
     await rm(root, { recursive: true, force: true });
-    throw toZipError(error);
+    throw toZipError(error, root);
   }
 
   async function handleZipEntry(opened: yauzl.ZipFile, entry: yauzl.Entry): Promise<void> {
     options.signal?.throwIfAborted();
     const relative = safeEntryPath(entry.fileName, options.strip ?? 0);
+    budget.addEntry(entry.fileName, relative);
     const type = zipEntryType(entry);
     if (type === 'symlink') {
       skipped.push({ path: relative ?? entry.fileName, type: 'SymbolicLink' });
@@ -416,10 +442,10 @@ export async function extractZip(file: string, dest: string, options: ExtractOpt
   }
 }
 
-function toZipError(error: unknown): Error {
+function toZipError(error: unknown, root: string): Error {
   if (error instanceof ArchiveError) return error;
   if (error instanceof Error && error.name === 'AbortError') return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = withoutTempPath(error, root);
   // yauzl validates names itself and reports escapes as "absolute path: x" / "invalid relative path: x".
   if (/^(absolute path|invalid relative path)/.test(message)) return new ArchiveError(`entry escapes the destination: ${message}`);
   return new ArchiveError(`unreadable archive (${message})`);
