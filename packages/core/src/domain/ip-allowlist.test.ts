@@ -13,6 +13,7 @@ describe('normalizeCidr', () => {
     ['2001:0DB8:0000::/32', '2001:db8::/32'],
     ['2001:db8::1', '2001:db8::1/128'],
     ['::ffff:1.2.3.4', '1.2.3.4/32'],
+    ['::1.2.3.4', '::102:304/128'],
     ['::ffff:10.0.0.0/104', '10.0.0.0/8'],
   ])('%j becomes %s', (entry, cidr) => {
     expect(normalizeCidr(entry)).toEqual({ ok: true, cidr });
@@ -87,6 +88,10 @@ describe('isAllowed', () => {
     [list, '11.0.0.1', false],
     [list, '::ffff:10.9.9.9', true],
     [list, '::ffff:11.0.0.1', false],
+    // IPv4-compatible (deprecated), not IPv4-mapped: an IPv6 address, which an IPv4 entry never lets in.
+    [list, '::10.1.2.3', false],
+    [['127.0.0.1/32'], '::127.0.0.1', false],
+    [['127.0.0.1/32'], '0:0:0:0:0:ffff:127.0.0.1', true],
     [list, '2001:db8::1', false],
     [list, '::1', false],
     [list, 'not-an-ip', false],
@@ -141,6 +146,7 @@ describe('clientIp', () => {
     ['10.0.0.5', '[2001:db8::5]:443', proxies, '2001:db8::5'],
     ['10.0.0.5', '2001:DB8:0::5', proxies, '2001:db8::5'],
     ['10.0.0.5', '::ffff:203.0.113.50', proxies, '203.0.113.50'],
+    ['10.0.0.5', '::10.1.2.3', proxies, '::a01:203'],
     // garbage stops the walk at the last hop a trusted proxy vouched for
     ['10.0.0.5', 'garbage', proxies, '10.0.0.5'],
     ['10.0.0.5', '203.0.113.50, unknown, 10.0.0.7', proxies, '10.0.0.7'],

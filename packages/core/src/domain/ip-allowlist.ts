@@ -9,7 +9,8 @@
 //   of `1.2.3.4/32` as a wish for 256 addresses, and silently granting more than asked is the wrong failure.
 // - An IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) is the IPv4 address, in entries and in sources. A
 //   dual-stack listener (Node on `::`) reports every IPv4 client that way; treating those as IPv6 would
-//   reject all IPv4 traffic. Spec 5.3 rule 4 is about native IPv6 clients.
+//   reject all IPv4 traffic. Spec 5.3 rule 4 is about native IPv6 clients. The deprecated IPv4-compatible form
+//   (`::1.2.3.4`, RFC 4291 2.5.5.1) is not mapped: it is an IPv6 address, so it never passes an IPv4 entry.
 // - IPv6 entries are accepted (spec 5.3 rule 1: "validated as an IP network") but never match, because a
 //   key with an allowlist rejects every native IPv6 source (spec 5.3 rule 4).
 
@@ -164,12 +165,25 @@ function parseForwardedHop(text: string): Address | undefined {
 
 /** A strictly written address literal, not unmapped. */
 function parseLiteral(text: string): Address | undefined {
-  if (text.includes('%') || isIP(text) === 0) return undefined;
+  const kind = isIP(text);
+  if (text.includes('%') || kind === 0) return undefined;
   try {
-    return ipaddr.parse(text);
+    return ipaddr.parse(kind === 6 ? hexTail(text) : text);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * An IPv6 literal whose last 32 bits are written as a dotted quad, with those bits in hex. ipaddr.js reads every such
+ * literal as IPv4-mapped (`::10.1.2.3` would become `::ffff:10.1.2.3`, the IPv4 address 10.1.2.3); only the
+ * `::ffff:` form is mapped, and a deprecated IPv4-compatible address (`::10.1.2.3`) is an IPv6 address.
+ */
+function hexTail(text: string): string {
+  const match = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (!match) return text;
+  const [a, b, c, d] = match.slice(2).map(Number) as [number, number, number, number];
+  return `${match[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 /** A source address, IPv4-mapped IPv6 turned into IPv4. */
