@@ -9,7 +9,7 @@ export { scopeCode, type CodeScope } from './scan/scope.js';
 export { ANALYZERS } from './scan/analysis/index.js';
 export { RAW_TRANSFER } from './scan/analysis/javascript/ast.js';
 export type { LanguageAnalyzer, LanguageAnalysis, AnalyzeOptions } from './scan/analysis/analyzer.js';
-export { parseTarget, expandTarget, fetchTarget, TargetError, type SourceOptions } from './scan/target.js';
+export { parseTarget, expandTarget, fetchTarget, TargetError, type GitNetworkPolicy, type SourceOptions } from './scan/target.js';
 export { isScannable, removeAllTempDirs, removeAllTempDirsSync } from './scan/target.js';
 export { discoverConfigs, type DiscoveredConfig } from './scan/discover.js';
 export { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './scan/archive.js';

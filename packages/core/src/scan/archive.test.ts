@@ -158,7 +158,10 @@ describe('extractTarGz', () => {
       { name: 'a', content: 'x' },
       { name: 'a/c', content: 'y' },
     ]);
-    const error = await extractTarGz(clash, dest).catch((caught: unknown) => caught as Error);
+    const error = (await extractTarGz(clash, dest).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )) as Error;
     expect(error).toBeInstanceOf(ArchiveError);
     expect(error.message).not.toContain(dest);
     expect(error.message).not.toContain(os.tmpdir());

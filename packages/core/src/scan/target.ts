@@ -15,7 +15,7 @@ import { fetchPypi } from './sources/pypi.js';
 import { gitTarget, npmTarget, pypiTarget } from './sources/specs.js';
 
 export { TargetError } from './sources/errors.js';
-export type { SourceOptions } from './sources/options.js';
+export type { GitNetworkPolicy, SourceOptions } from './sources/options.js';
 export { removeAllTempDirs, removeAllTempDirsSync } from './sources/temp.js';
 
 function expandHome(input: string): string {

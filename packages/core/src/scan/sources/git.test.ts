@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -111,6 +113,39 @@ describe('git source', () => {
     await expect(fetchTarget(parseTarget(missing), { tempRoot })).rejects.toThrow(/fatal: .*does not appear to be a git repository/);
     await expect(fetchTarget(parseTarget(`${bareUrl}#no-such-branch`), { tempRoot })).rejects.toThrow(/no-such-branch/);
     expect(readdirSync(tempRoot)).toEqual([]);
+  });
+});
+
+describe('a network policy (the daemon\'s)', () => {
+  it('lets git use only the allowed transports', async () => {
+    const error = await fetchTarget(parseTarget(bareUrl), { tempRoot, git: { protocols: ['https'] } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TargetError);
+    expect((error as TargetError).reason).toMatch(/transport 'file' not allowed/);
+    expect(readdirSync(tempRoot)).toEqual([]);
+  });
+
+  it('connects to the pinned address whatever the host name resolves to', async () => {
+    // A host name that resolves nowhere: the clone can only reach the listener through the pin.
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      requests.push(`${req.headers.host} ${req.url}`);
+      res.statusCode = 404;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const target = parseTarget(`git+http://repo.svc-test.invalid:${port}/team/server.git`);
+      const error = await fetchTarget(target, {
+        tempRoot,
+        git: { protocols: ['http'], pin: { host: 'repo.svc-test.invalid', port, address: '127.0.0.1' } },
+      }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TargetError);
+      expect(requests).toEqual([`repo.svc-test.invalid:${port} /team/server.git/info/refs?service=git-upload-pack`]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

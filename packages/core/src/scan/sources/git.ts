@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { ScanTarget, Workspace } from '../model.js';
 import { TargetError } from './errors.js';
-import type { SourceOptions } from './options.js';
+import type { GitNetworkPolicy, SourceOptions } from './options.js';
 import { removeTempDir, withTempDir } from './temp.js';
 
 const CLONE_TIMEOUT_MS = 5 * 60_000;
@@ -21,7 +21,7 @@ class GitFailure extends Error {
   }
 }
 
-function runGit(args: string[], options: { cwd?: string; signal?: AbortSignal }): Promise<GitResult> {
+function runGit(args: string[], options: { cwd?: string; signal?: AbortSignal; git?: GitNetworkPolicy }): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     execFile(
       'git',
@@ -37,6 +37,7 @@ function runGit(args: string[], options: { cwd?: string; signal?: AbortSignal })
           GIT_TERMINAL_PROMPT: '0',
           GIT_LFS_SKIP_SMUDGE: '1',
           GCM_INTERACTIVE: 'never',
+          ...(options.git ? { GIT_ALLOW_PROTOCOL: options.git.protocols.join(':') } : {}),
         },
       },
       (error, stdout, stderr) => {
@@ -53,9 +54,16 @@ function runGit(args: string[], options: { cwd?: string; signal?: AbortSignal })
  * Options that keep a clone inert: no hooks (a user's global core.hooksPath included), no `ext::` transport (runs
  * commands), no submodule recursion. Local `file://` URLs need an explicit allow.
  */
-function safetyConfig(url: string): string[] {
+function safetyConfig(url: string, policy?: GitNetworkPolicy): string[] {
   const config = ['-c', 'core.hooksPath=/dev/null', '-c', 'protocol.ext.allow=never', '-c', 'submodule.recurse=false'];
   if (url.startsWith('file:') || path.isAbsolute(url)) config.push('-c', 'protocol.file.allow=user');
+  if (policy?.pin) {
+    // curl's --resolve: the host resolves to the checked address only, whatever DNS says during the clone. Redirects
+    // to another host would resolve anew, so none is followed.
+    const { host, port, address } = policy.pin;
+    const literal = address.includes(':') ? `[${address}]` : address;
+    config.push('-c', `http.curloptResolve=${host}:${port}:${literal}`, '-c', 'http.followRedirects=false');
+  }
   return config;
 }
 
@@ -71,7 +79,7 @@ export async function fetchGit(
   target: Extract<ScanTarget, { kind: 'git' }>,
   options: SourceOptions = {},
 ): Promise<Workspace> {
-  const config = safetyConfig(target.url);
+  const config = safetyConfig(target.url, options.git);
   return withTempDir(options.tempRoot, async (dir) => {
     const root = path.join(dir, 'repo');
     try {

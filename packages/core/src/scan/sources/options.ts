@@ -14,4 +14,16 @@ export interface SourceOptions {
   cacheDir?: string;
   /** Where `.npmrc` lookup starts (the project config); default process.cwd(). */
   cwd?: string;
+  /** What git may connect to; the CLI leaves it open (the user's own machine), the daemon restricts it. */
+  git?: GitNetworkPolicy;
+}
+
+/**
+ * Limits on a clone's network use, for a service that clones URLs other people give it: the transports git may use
+ * (`GIT_ALLOW_PROTOCOL`, submodules and redirects included) and the one address the repository's host may resolve to
+ * (`http.curloptResolve`), checked by the caller before the clone, so DNS cannot answer differently at clone time.
+ */
+export interface GitNetworkPolicy {
+  protocols: readonly string[];
+  pin?: { host: string; port: number; address: string };
 }
