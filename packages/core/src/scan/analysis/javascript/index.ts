@@ -14,6 +14,7 @@ import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../anal
 import type { AstNode } from './ast.js';
 import { asciiSet, longRunStarts, offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
 import { factsVisitor } from './facts.js';
+import { handlerIdentityFacts } from './identity.js';
 import type { FileIndex } from './file-index.js';
 import { buildFileIndex, resolveRelativeImport } from './file-index.js';
 import { newScope, type FileContext } from './scope.js';
@@ -140,6 +141,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
       moduleScope: newScope(),
     });
   }
+  facts.push(...handlerIdentityFacts(handlers.values()));
   options.signal?.throwIfAborted();
   const flows = new TaintEngine({ files: contexts, tools: allTools }).run();
   const diagnostics = unrecognisedShapes(indexes.values(), allTools);

@@ -3,7 +3,7 @@
 import type { SinkKind } from '../../model.js';
 
 /** Origins other than tool input only matter where they leave the process or run as code. */
-export const NON_INPUT_SINKS = new Set<SinkKind>(['command', 'code', 'deserialize', 'network', 'network-send', 'email', 'tool-result']);
+export const NON_INPUT_SINKS = new Set<SinkKind>(['command', 'code', 'deserialize', 'network', 'network-send', 'email', 'tool-result', 'log']);
 
 export const SENSITIVE_PATH =
   /(^|[\\/~])\.ssh([\\/]|$)|id_(rsa|dsa|ecdsa|ed25519)\b|\.aws[\\/](credentials|config)|(^|[\\/])\.env$|\.config[\\/]gcloud|(^|[\\/~])\.netrc$|\.git-credentials|\.kube[\\/]config|\.docker[\\/]config\.json|\.npmrc$|\.pypirc$|\.cursor[\\/]mcp\.json|claude_desktop_config\.json|Login Data|Google[\\/]Chrome|\.mozilla[\\/]firefox|Library[\\/]Keychains|\.gnupg/;
