@@ -12,6 +12,7 @@ const CREDENTIAL_HEADER = /\b(authorization|proxy-authorization|cookie|x-api-key
  */
 function secretOf(flow: TaintFlow): string | undefined {
   const { origin } = flow;
+  if (origin.kind === 'env' && origin.detail !== undefined && origin.detail !== 'process.env' && origin.detail !== 'os.environ') return `the credential \`${origin.detail}\``;
   if (origin.kind === 'env' || origin.kind === 'sensitive-file') return describeOrigin(flow);
   if (origin.kind === 'tool-input' && origin.param !== undefined && isSecretName(origin.param)) return describeOrigin(flow);
   if (origin.kind === 'http-request' && origin.detail !== undefined) {
@@ -44,10 +45,17 @@ export default createRule({
     confidence: 0.7,
   },
   check(context) {
+    // One finding per log line: the environment and the credentials copied out of it into one object are one leak.
+    const byLine = new Map<string, { flow: TaintFlow; secret: string; dump: boolean }>();
     for (const flow of unsanitisedFlows(context, ['log'], ['env', 'sensitive-file', 'tool-input', 'http-request'])) {
       const secret = secretOf(flow);
       if (secret === undefined) continue;
       const dump = (flow.origin.kind === 'env' && (flow.origin.detail === 'process.env' || flow.origin.detail === 'os.environ')) || flow.origin.kind === 'sensitive-file';
+      const line = `${flow.sink.location.file}:${flow.sink.location.line}:${flow.sink.location.column}`;
+      const kept = byLine.get(line);
+      if (!kept || (dump && !kept.dump)) byLine.set(line, { flow, secret, dump });
+    }
+    for (const { flow, secret, dump } of byLine.values()) {
       context.report({
         ...flowFinding(flow, `${secret} is written unmasked to a log by \`${flow.sink.callee}\``),
         severity: dump ? 'high' : 'medium',

@@ -47,7 +47,8 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
   // A restrictive pattern may still admit a leading `-`; the front end adds no-leading-dash when it cannot.
   'schema-pattern': ALL.filter((kind) => kind !== 'argument'),
   allowlist: [...ALL, 'allocation', 'regex'],
-  numeric: ALL,
+  // A count or a length (`len(password)`) tells nothing of a secret either.
+  numeric: [...ALL, 'log', 'tool-result'],
   // Kept characters may include `-`, so an option can still be formed.
   'character-allowlist': ALL.filter((kind) => kind !== 'argument'),
   validator: ALL,
@@ -387,8 +388,8 @@ const NOT_SECRET_TAIL = new Set([
   'env', 'var', 'field', 'prefix', 'expiry', 'expires', 'expiration', 'ttl', 'hint', 'set', 'present', 'configured', 'provided',
   'usage', 'mode', 'kind', 'format', 'required', 'enabled', 'hash', 'hashed', 'digest', 'scope', 'scopes', 'policy', 'rotation',
 ]);
-/** Tokens that are not credentials: a page cursor, a model's token budget. */
-const NOT_SECRET_HEAD = new Set(['page', 'next', 'continuation', 'sync', 'cursor', 'max', 'input', 'output', 'completion', 'prompt', 'total', 'csrf']);
+/** Tokens that are not credentials: a page cursor, a model's token budget, an MCP progress token. */
+const NOT_SECRET_HEAD = new Set(['page', 'next', 'continuation', 'sync', 'cursor', 'max', 'input', 'output', 'completion', 'prompt', 'total', 'csrf', 'progress', 'idempotency', 'resume']);
 
 /** The words of an identifier: `dbPassword` → db, password; `OPENAI_API_KEY` → openai, api, key. */
 function nameWords(name: string): string[] {
@@ -411,7 +412,7 @@ export function isSecretName(name: string): boolean {
   const at = joined.findIndex((word, i) => {
     if (SECRET_WORDS.has(word)) return !NOT_SECRET_HEAD.has(words[i - 1] ?? '');
     if (word.endsWith('key') && ['apikey', 'secretkey', 'privatekey', 'accesskey', 'signingkey', 'encryptionkey', 'masterkey', 'clientkey', 'servicekey'].includes(word)) return true;
-    return word === 'key' && i === words.length - 1 && i > 0 && /^[A-Z0-9_]+$/.test(name);
+    return words[i] === 'key' && i === words.length - 1 && i > 0 && /^[A-Z0-9_]+$/.test(name);
   });
   if (at === -1) return false;
   return !words.slice(at + 1).some((word) => NOT_SECRET_TAIL.has(word));

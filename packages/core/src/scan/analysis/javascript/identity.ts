@@ -189,10 +189,11 @@ export function handlerIdentityFacts(handlers: Iterable<ToolHandler>): CodeFact[
         if (identity) for (const param of params) checked.add(param);
       }
       if (node.type === 'IfStatement' || node.type === 'ConditionalExpression') {
-        if (!reader.mentions(node.test).identity) {
+        const { identity, params } = reader.mentions(node.test);
+        if (!identity) {
           const role = roleTest(node.test, reader);
           if (role !== undefined) roles.push([role, node.test]);
-        } else if (decidesOnIdentity(node.test)) authorised = true;
+        } else if (params.size === 0 && decidesOnIdentity(node.test)) authorised = true;
       }
       if (node.type === 'CallExpression' && authorisingCall(node) && reader.mentions(node).identity) authorised = true;
     });

@@ -120,7 +120,7 @@ export function pythonHandlerIdentityFacts(handlers: readonly PyHandler[]): Code
         const stated = [...params].find((param) => ROLE_PARAMETER.test(param) && (ROLE_FLAG.test(param) || strings.some((value) => PRIVILEGED_VALUE.test(value))));
         if (!identity && stated !== undefined) role = stated;
         // A test of the identity that decides something (a scope, a role of the token), not one of whether there is one.
-        if (identity && (strings.length > 0 || /[=!<>]=|\bin\b|\(/.test(test?.text ?? ''))) authorised = true;
+        if (identity && params.size === 0 && (strings.length > 0 || /[=!<>]=|\bin\b|\(/.test(test?.text ?? ''))) authorised = true;
       }
       if (node.type === 'call' && AUTHORIZING_CALL.test((dottedName(node.childForFieldName('function')) ?? '').split('.').at(-1) ?? '') && reader.mentions(node).identity) authorised = true;
     });
