@@ -5,7 +5,8 @@ import type { CodeFact } from '../../model.js';
 import type { ToolHandler } from '../../extract/mcp-sdk.js';
 import { AUTHORIZING_CALL, CONTEXT_OBJECT, IDENTITY_CALL, IDENTITY_PROPERTY, PRIVILEGED_VALUE, ROLE_PARAMETER } from '../catalog.js';
 import type { AstNode } from './ast.js';
-import { dottedName, isFunction, memberName, propertyName, unwrap, walk } from './ast.js';
+import { dottedName, isFunction, locationOf, memberName, propertyName, snippetOf, unwrap, walk } from './ast.js';
+import type { FileIndex } from './file-index.js';
 
 const COMPARISONS = new Set(['===', '!==', '==', '!=']);
 
@@ -170,7 +171,7 @@ function authorisingCall(call: AstNode): boolean {
  * comparison or one call mentions it together with the identity (`if (userId !== auth.clientId) throw`,
  * `notes.forOwner(auth.clientId, noteId)`, `assertMember(extra.authInfo, orgId)`).
  */
-export function handlerIdentityFacts(handlers: Iterable<ToolHandler>): CodeFact[] {
+export function handlerIdentityFacts(handlers: Iterable<ToolHandler>, indexOf: (handler: ToolHandler) => FileIndex | undefined): CodeFact[] {
   const facts: CodeFact[] = [];
   for (const handler of handlers) {
     if (handler.tool.kind !== 'tool' || !handler.node.body) continue;
@@ -202,8 +203,10 @@ export function handlerIdentityFacts(handlers: Iterable<ToolHandler>): CodeFact[
       const params = authorised ? tool.parameters.map((parameter) => parameter.name) : [...checked];
       facts.push({ kind: 'caller-identity', location: tool.location, snippet: tool.name, detail: reader.firstIdentity ?? 'the request context', handler: { tool: tool.name, params: params.sort() } });
     }
-    for (const [param] of roles.slice(0, 1)) {
-      facts.push({ kind: 'caller-stated-role', location: tool.location, snippet: tool.name, detail: param, handler: { tool: tool.name, params: [param] } });
+    const parsed = indexOf(handler)?.parsed;
+    for (const [param, test] of roles.slice(0, 1)) {
+      const at = parsed ? { location: locationOf(parsed, test), snippet: snippetOf(parsed, test) } : { location: tool.location, snippet: tool.name };
+      facts.push({ kind: 'caller-stated-role', ...at, detail: param, handler: { tool: tool.name, params: [param] } });
     }
   }
   return facts;

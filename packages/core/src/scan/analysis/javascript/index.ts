@@ -16,7 +16,7 @@ import { asciiSet, longRunStarts, offsetsOf, parseFile, walkWithin, wordsPattern
 import { factsVisitor } from './facts.js';
 import { handlerIdentityFacts } from './identity.js';
 import type { FileIndex } from './file-index.js';
-import { buildFileIndex, resolveRelativeImport } from './file-index.js';
+import { buildFileIndex, functionOwners, resolveRelativeImport } from './file-index.js';
 import { newScope, type FileContext } from './scope.js';
 import { TaintEngine } from './taint.js';
 
@@ -141,7 +141,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
       moduleScope: newScope(),
     });
   }
-  facts.push(...handlerIdentityFacts(handlers.values()));
+  facts.push(...handlerIdentityFacts(handlers.values(), (handler) => functionOwners.get(handler.node) ?? indexes.get(handler.tool.location.file)));
   options.signal?.throwIfAborted();
   const flows = new TaintEngine({ files: contexts, tools: allTools }).run();
   const diagnostics = unrecognisedShapes(indexes.values(), allTools);

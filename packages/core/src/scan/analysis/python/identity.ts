@@ -4,7 +4,7 @@
 import type { CodeFact } from '../../model.js';
 import { AUTHORIZING_CALL, CONTEXT_OBJECT, IDENTITY_CALL, IDENTITY_PROPERTY, PRIVILEGED_VALUE, ROLE_PARAMETER } from '../catalog.js';
 import type { PyHandler } from './program.js';
-import { dottedName, functionParameters, location, parameterName, stringValue, type Node } from './syntax.js';
+import { dottedName, functionParameters, location, parameterName, snippet, stringValue, type Node } from './syntax.js';
 
 const NESTED = new Set(['function_definition', 'lambda', 'class_definition']);
 const ROLE_FLAG = /^(is_?)?(admin|super_?user|root|staff)$|^(privileged|elevated|sudo|as_?admin|bypass_?auth)$/i;
@@ -106,7 +106,7 @@ export function pythonHandlerIdentityFacts(handlers: readonly PyHandler[]): Code
     const checked = new Set<string>();
     let readsIdentity = false;
     let authorised = false;
-    let role: string | undefined;
+    let role: { param: string; test: Node } | undefined;
     within(handler.definition.childForFieldName('body'), (node) => {
       if (node.type === 'assignment') reader.assign(node);
       if (reader.isIdentity(node)) readsIdentity = true;
@@ -118,7 +118,7 @@ export function pythonHandlerIdentityFacts(handlers: readonly PyHandler[]): Code
         const test = node.type === 'conditional_expression' ? node.namedChild(1) : node.childForFieldName('condition');
         const { identity, params, strings } = reader.mentions(test);
         const stated = [...params].find((param) => ROLE_PARAMETER.test(param) && (ROLE_FLAG.test(param) || strings.some((value) => PRIVILEGED_VALUE.test(value))));
-        if (!identity && stated !== undefined) role = stated;
+        if (!identity && stated !== undefined && test) role = { param: stated, test };
         // A test of the identity that decides something (a scope, a role of the token), not one of whether there is one.
         if (identity && params.size === 0 && (strings.length > 0 || /[=!<>]=|\bin\b|\(/.test(test?.text ?? ''))) authorised = true;
       }
@@ -128,7 +128,9 @@ export function pythonHandlerIdentityFacts(handlers: readonly PyHandler[]): Code
     if (readsIdentity) {
       facts.push({ kind: 'caller-identity', location: at, snippet: handler.tool, detail: reader.firstIdentity ?? 'the request context', handler: { tool: handler.tool, params: (authorised ? handler.parameters.map((parameter) => parameter.name) : [...checked]).sort() } });
     }
-    if (role !== undefined) facts.push({ kind: 'caller-stated-role', location: at, snippet: handler.tool, detail: role, handler: { tool: handler.tool, params: [role] } });
+    if (role !== undefined) {
+      facts.push({ kind: 'caller-stated-role', location: location(handler.module.path, role.test), snippet: snippet(role.test), detail: role.param, handler: { tool: handler.tool, params: [role.param] } });
+    }
   }
   return facts;
 }
