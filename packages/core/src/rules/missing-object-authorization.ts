@@ -27,7 +27,8 @@ export default createRule({
       'or changes every other user\'s data (insecure direct object reference). Also reported: a tool that grants a ' +
       'privilege on a role or admin flag the caller passes (`if (args.isAdmin)`, `role == "admin"`) before writing, ' +
       'deleting or running a command. High when the handler reads the caller\'s identity and ignores it for the ' +
-      'argument, medium when no identity is visible in the handler but the server authenticates its HTTP transport. ' +
+      'argument, medium when no identity is visible in the handler but the server authenticates its MCP HTTP transport ' +
+      '(a local stdio server acts for the one user who runs it). ' +
       'Not reported: the identity taken from the session, the argument compared with it (`if (userId !== ' +
       'auth.clientId) throw`) or passed beside it to the query, and arguments passed to a third-party API, which ' +
       'enforces access with the user\'s own credentials.',
@@ -43,7 +44,9 @@ export default createRule({
   },
   check(context) {
     const identities = factsOf(context, 'caller-identity');
-    const authenticates = factsOf(context, 'auth-middleware').length > 0;
+    // Without an identity in the handler, only a server whose MCP transport is HTTP behind authentication serves
+    // several users; a local stdio server acts for the one user who runs it, whatever user id it is given.
+    const authenticates = factsOf(context, 'auth-middleware').length > 0 && factsOf(context, 'mcp-http-transport').length > 0;
     const reported = new Set<string>();
     const flows = context.flows.filter((flow) => flow.origin.kind === 'tool-input' && flow.origin.tool !== undefined);
     for (const flow of flows) {

@@ -120,3 +120,24 @@ describe('isSecretName', () => {
     expect(notSecret.filter((name) => isSecretName(name))).toEqual([]);
   });
 });
+
+describe('credential headers in logs', () => {
+  it('records the Authorization header of a request written to a log', async () => {
+    const { flows } = await javascriptAnalyzer.analyze(
+      [
+        source(
+          'src/http.ts',
+          `import express from 'express';
+const app = express();
+app.post('/mcp', (req, res) => {
+  console.log('incoming', req.method, req.headers.authorization);
+  res.status(202).end();
+});
+app.listen(3000, '127.0.0.1');`,
+        ),
+      ],
+      { mode: 'fast' },
+    );
+    expect(flows.filter((flow) => flow.sink.kind === 'log').map((flow) => flow.origin.detail)).toEqual(['req.headers.authorization']);
+  });
+});
