@@ -52,6 +52,7 @@ const DECLARES: Record<SinkKind, RegExp> = {
   'tool-result': /\b(?:environment|env|variables?|config\w*|settings|credentials?|secrets?|tokens?|keys?)\b/,
   allocation: /\b(?:repeat\w*|generat\w*|buffers?|allocat\w*|iterations?|loops?|times|count)\b/,
   regex: /\b(?:regex\w*|regexp|regular\s+expressions?|patterns?)\b/,
+  log: /\b(?:logs?|logging|logged|audit\w*|debug\w*|trac(?:e|es|ing))\b/,
 };
 
 const SINK_NAMES: Record<SinkKind, string> = {
@@ -67,6 +68,7 @@ const SINK_NAMES: Record<SinkKind, string> = {
   'tool-result': 'returns secrets to the model',
   allocation: 'allocates or loops by a size it is given',
   regex: 'compiles regular expressions',
+  log: 'writes secrets to its logs',
 };
 
 /** Path segments that say where a file lives, not what it is: naming them does not declare the file. */

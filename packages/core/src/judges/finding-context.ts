@@ -36,6 +36,7 @@ const SINKS_BY_CATEGORY: Partial<Record<Category, readonly SinkKind[]>> = {
   'excessive-capability': ['command', 'file-write', 'file-read', 'code'],
   obfuscation: ['code', 'command'],
   'malicious-install': ['code', 'command', 'network', 'network-send'],
+  authorization: ['sql', 'file-read', 'file-write'],
 };
 
 export function sinkKindsFor(category: Category): readonly SinkKind[] | undefined {

@@ -22,6 +22,8 @@ import unrestrictedFilesystemTool from './unrestricted-filesystem-tool.js';
 import ssrf from './ssrf.js';
 import sqlInjection from './sql-injection.js';
 import secretInToolResult from './secret-in-tool-result.js';
+import secretInLog from './secret-in-log.js';
+import missingObjectAuthorization from './missing-object-authorization.js';
 import sensitiveDataExfiltration from './sensitive-data-exfiltration.js';
 import hardcodedExfilEndpoint from './hardcoded-exfil-endpoint.js';
 import linkPreviewExfiltration from './link-preview-exfiltration.js';
@@ -50,6 +52,8 @@ export const RULES: readonly Rule[] = [
   ssrf,
   sqlInjection,
   secretInToolResult,
+  secretInLog,
+  missingObjectAuthorization,
   sensitiveDataExfiltration,
   hardcodedExfilEndpoint,
   linkPreviewExfiltration,

@@ -32,6 +32,7 @@ export const CATEGORIES = [
   'excessive-capability',
   'supply-chain',
   'suppression',
+  'authorization',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -200,7 +201,8 @@ export type SinkKind =
   | 'email' // outbound mail: recipient or body
   | 'tool-result' // what a tool handler returns: read by the model and shown to whoever drives it
   | 'allocation' // a size or count: loop bounds, `Buffer.alloc(n)`, `'x'.repeat(n)`, `range(n)`, `[0] * n`
-  | 'regex'; // the text of a regular expression: `new RegExp(x)`, `re.compile(x)` (catastrophic backtracking)
+  | 'regex' // the text of a regular expression: `new RegExp(x)`, `re.compile(x)` (catastrophic backtracking)
+  | 'log'; // a log line: `console.*`, a logger's level methods, Python `logging`/`logger.*` (kept on disk, shipped to log services)
 
 /** Where a value reaching a sink comes from. */
 export type OriginKind =
@@ -274,7 +276,19 @@ export type CodeFactKind =
   | 'origin-check' // Origin / Host header validation, DNS rebinding protection enabled
   | 'mcp-http-transport' // StreamableHTTPServerTransport / SSEServerTransport / mcp.run(transport="sse"|"streamable-http")
   | 'encoded-blob' // a long base64/hex literal
-  | 'dynamic-require'; // require/import of a computed or decoded specifier
+  | 'dynamic-require' // require/import of a computed or decoded specifier
+  | 'caller-identity' // a tool handler reads who is calling (`extra.authInfo`, `req.user`, `get_access_token()`): detail = what it reads
+  | 'caller-stated-role'; // a tool handler grants a privilege on a role or admin flag the caller passes: detail = the test
+
+/**
+ * Per tool handler facts carry the tool and the parameters they are about: for `caller-identity`, the parameters the
+ * handler compares with the identity or hands to one call beside it (the object is scoped to the caller); for
+ * `caller-stated-role`, the parameter the privilege test reads.
+ */
+export interface HandlerFactScope {
+  tool: string;
+  params: string[];
+}
 
 export interface CodeFact {
   kind: CodeFactKind;
@@ -286,6 +300,8 @@ export interface CodeFact {
    * the analyzer can tell. A check in a module the transport's server never loads cannot guard it.
    */
   loads?: readonly string[];
+  /** For the per-handler kinds (`caller-identity`, `caller-stated-role`). */
+  handler?: HandlerFactScope;
 }
 
 // ─── Findings and the report ────────────────────────────────────────────────────────────────────

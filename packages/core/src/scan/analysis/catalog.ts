@@ -47,7 +47,8 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
   // A restrictive pattern may still admit a leading `-`; the front end adds no-leading-dash when it cannot.
   'schema-pattern': ALL.filter((kind) => kind !== 'argument'),
   allowlist: [...ALL, 'allocation', 'regex'],
-  numeric: ALL,
+  // A count or a length (`len(password)`) tells nothing of a secret either.
+  numeric: [...ALL, 'log', 'tool-result'],
   // Kept characters may include `-`, so an option can still be formed.
   'character-allowlist': ALL.filter((kind) => kind !== 'argument'),
   validator: ALL,
@@ -82,6 +83,9 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
   // Regular expressions: the text escaped to match itself (`escapeRegExp`, `re.escape`). A schema pattern or kept
   // characters written against shell metacharacters may still admit `(a+)+`, so they do not count here.
   'regex-escape': ['regex'],
+  // Secrets: a part of the value (`key.slice(0, 4)`, `token.substring(token.length - 4)`) is a masked form of it, fine
+  // in a log or a result; it is still a part of a path or a command.
+  masked: ['log', 'tool-result'],
 };
 
 /**
@@ -364,3 +368,85 @@ export const LIBRARY_FACTORIES: Readonly<Record<string, Readonly<Record<string, 
   // `new Docker()` is the module's default export.
   dockerode: { 'default.getContainer': 'Container', 'default.createContainer': 'Container' },
 };
+
+// ─── Logs and the secrets that must not reach them ──────────────────────────────────────────────
+
+/**
+ * The level methods loggers share: `console.*`, winston, pino, bunyan, loglevel, log4js, Python `logging` and its
+ * `Logger`s. A call of one on a receiver named like a logger (see `LOGGER_NAME`) writes a log line: a `log` sink.
+ */
+export const LOG_METHODS = new Set(['log', 'info', 'warn', 'warning', 'error', 'debug', 'trace', 'fatal', 'critical', 'exception', 'verbose', 'silly', 'notice']);
+
+/** Receivers that are loggers by name: `console`, `logger`, `this.logger`, `log`, `LOGGER`, `appLogger`, `logging`. */
+export const LOGGER_NAME = /^(console|logging|log|_?logger|[a-z]\w*Logger|[A-Z_]*LOGGER|LOG)$/;
+
+/** Words that make a name a credential: `API_KEY`, `dbPassword`, `client_secret`, `authToken`, `passphrase`. */
+const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'secret', 'token', 'apikey', 'credential', 'credentials', 'privatekey']);
+/** A secret word before one of these names where the secret is or what it is called, not the secret (`TOKEN_URL`). */
+const NOT_SECRET_TAIL = new Set([
+  'url', 'uri', 'path', 'file', 'dir', 'endpoint', 'host', 'header', 'name', 'type', 'id', 'ids', 'count', 'limit', 'length', 'size',
+  'env', 'var', 'field', 'prefix', 'expiry', 'expires', 'expiration', 'ttl', 'hint', 'set', 'present', 'configured', 'provided',
+  'usage', 'mode', 'kind', 'format', 'required', 'enabled', 'hash', 'hashed', 'digest', 'scope', 'scopes', 'policy', 'rotation',
+]);
+/** Tokens that are not credentials: a page cursor, a model's token budget, an MCP progress token. */
+const NOT_SECRET_HEAD = new Set(['page', 'next', 'continuation', 'sync', 'cursor', 'max', 'input', 'output', 'completion', 'prompt', 'total', 'csrf', 'progress', 'idempotency', 'resume']);
+
+/** The words of an identifier: `dbPassword` → db, password; `OPENAI_API_KEY` → openai, api, key. */
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase());
+}
+
+/**
+ * Whether a variable, setting or parameter name says it holds a credential. `key` counts after `api`, `secret`,
+ * `private`, `access`, `signing`, `encryption`, `master`, or as the last word of an upper-case setting (`STRIPE_KEY`);
+ * alone it is a map key or a cache key. Names that say where a secret is or what it is called (`TOKEN_URL`,
+ * `apiKeyHeader`, `passwordHash`) and tokens that are not credentials (`pageToken`, `max_tokens`) are not secrets.
+ */
+export function isSecretName(name: string): boolean {
+  const words = nameWords(name);
+  const joined = words.map((word, i) => (word === 'key' && i > 0 ? `${words[i - 1]}key` : word));
+  const at = joined.findIndex((word, i) => {
+    if (SECRET_WORDS.has(word)) return !NOT_SECRET_HEAD.has(words[i - 1] ?? '');
+    if (word.endsWith('key') && ['apikey', 'secretkey', 'privatekey', 'accesskey', 'signingkey', 'encryptionkey', 'masterkey', 'clientkey', 'servicekey'].includes(word)) return true;
+    return words[i] === 'key' && i === words.length - 1 && i > 0 && /^[A-Z0-9_]+$/.test(name);
+  });
+  if (at === -1) return false;
+  return !words.slice(at + 1).some((word) => NOT_SECRET_TAIL.has(word));
+}
+
+// ─── Who is calling: identities, owners and caller-stated roles ─────────────────────────────────
+
+/**
+ * Properties that hold the authenticated caller on a handler's request context: the MCP SDK's `extra.authInfo` and
+ * `extra.sessionId`, Express/Fastify `req.user`/`req.auth`/`req.session`, Python `ctx.request_context`, `ctx.client_id`.
+ */
+export const IDENTITY_PROPERTY = /^(authInfo|auth_info|auth|user|currentUser|current_user|principal|identity|claims|session|sessionId|session_id|request_context|client_id|clientId|access_token)$/;
+
+/** Objects a handler receives that hold the request context (not the tool's arguments): `extra`, `ctx`, `req`. */
+export const CONTEXT_OBJECT = /^(extra|ctx|context|req|request|c|session|info|meta|_extra|self)$/;
+
+/** Functions that return the authenticated caller: `getCurrentUser()`, `get_access_token()`, `requireUser(ctx)`. */
+export const IDENTITY_CALL = /^(get_?)?(current_?)?(user|session|identity|principal|caller|auth_?info|access_?token)$|^(require|authenticated|whoami|who_?am_?i)(_?user|_?session|_?caller)?$|^get(Current|Authenticated)?(User|Caller|Principal|Identity|Session|AuthInfo)$/i;
+
+/**
+ * Tool parameters that say whose data a call is about: a user, tenant, account, organisation, customer, owner or
+ * workspace id (or the user's e-mail). `repo`, `project` or `owner`-of-a-repository names are not counted: they name a
+ * resource of a third-party API the user's own token scopes.
+ */
+export const OWNER_PARAMETER = /^(user|user_?id|userid|uid|tenant|tenant_?id|account_?id|org_?id|organi[sz]ation_?id|customer|customer_?id|owner_?id|member_?id|employee_?id|patient_?id|workspace_?id|user_?email|user_?name|username|for_?user|target_?user(_?id)?|as_?user)$/i;
+
+/** Tool parameters that state the caller's privilege: `role`, `isAdmin`, `admin`, `permissions`, `scope`. */
+export const ROLE_PARAMETER = /^(role|roles|user_?role|access_?level|permission|permissions|scope|scopes|is_?admin|admin|is_?super_?user|superuser|is_?root|privileged|elevated|sudo|as_?admin|is_?staff|bypass_?auth)$/i;
+
+/** The values of a role parameter that grant more: `role === 'admin'`, `'owner' in scopes`. */
+export const PRIVILEGED_VALUE = /^(admin|administrator|owner|root|superuser|super_?admin|staff|elevated|privileged|write|all|\*)$/i;
+
+/**
+ * Calls that authorise the caller for what follows: `requireScope(auth, 'admin')`, `assert_member(token, org)`,
+ * `ensureCanAccess(...)`. Given the identity, they are a check of it, whichever argument names the object.
+ */
+export const AUTHORIZING_CALL = /^(require|assert|ensure|check|verify|authori[sz]e|can|enforce|guard)([A-Z_]|$)/;

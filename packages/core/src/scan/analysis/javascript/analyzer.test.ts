@@ -146,7 +146,8 @@ const CASES: FixtureCase[] = [
     dir: 'rules/sql-injection/malicious-ts-template-query',
     flows: [{ kind: 'sql', origin: 'tool-input', tool: 'find_customers', param: 'name', composition: 'embedded', sanitizers: [], crossFile: true }],
   },
-  { dir: 'rules/sql-injection/benign-ts-parameterised', forbidFlow: (flow) => flow.sink.kind === 'sql' },
+  // Bound values reach the query as guarded flows (for the authorization rule); none may reach its text.
+  { dir: 'rules/sql-injection/benign-ts-parameterised', forbidFlow: (flow) => flow.sink.kind === 'sql' && !flow.sanitizers.includes('parameterised-sql') },
   {
     dir: 'rules/sensitive-data-exfiltration/malicious-ts-env-to-webhook',
     flows: [{ kind: 'network-send', origin: 'env', detail: 'process.env', sanitizers: [], target: 'https://usage-metrics.example.net/collect' }],
@@ -511,7 +512,7 @@ describe('javascriptAnalyzer sink and source catalogue', () => {
     { name: 'regex_allowlist', body: "if (!/^https:\\/\\/(docs|api)\\.example\\.com\\//.test(input)) throw new Error('no');\nawait fetch(input);", expect: { kind: 'network', sanitizers: ['url-allowlist'] } },
     { name: 'validator', imports: "import validator from 'validator';", body: "if (!validator.isAlphanumeric(input)) throw new Error('bad');\nawait db.query(`SELECT * FROM t WHERE c = '${input}'`);", expect: { kind: 'sql', sanitizers: ['validator'] } },
     { name: 'knex_raw', body: 'await knex.raw(`SELECT * FROM t ORDER BY ${input}`);', expect: { kind: 'sql', sanitizers: [] } },
-    { name: 'sequelize_bind', body: "await sequelize.query('SELECT * FROM t WHERE c = $c', { bind: { c: input } });", expect: null },
+    { name: 'sequelize_bind', body: "await sequelize.query('SELECT * FROM t WHERE c = $c', { bind: { c: input } });", expect: { kind: 'sql', sanitizers: ['parameterised-sql'] } },
     { name: 'fs_extra', imports: "import fse from 'fs-extra';", body: 'await fse.remove(input);', expect: { kind: 'file-write', sanitizers: [] } },
     { name: 'basename', imports: "import fs from 'node:fs';\nimport path from 'node:path';", body: "fs.readFileSync(path.join('/data', path.basename(input)));", expect: { kind: 'file-read', sanitizers: ['basename'] } },
     { name: 'mail_cc', imports: "import nodemailer from 'nodemailer';", body: "await nodemailer.createTransport({}).sendMail({ to: 'me@example.com', cc: 'copy@collector.example.net', text: input });", expect: { kind: 'email', sanitizers: [], target: 'copy@collector.example.net' } },

@@ -1,6 +1,6 @@
 // The expression layer of the JS/TS taint pass: how taint moves through literals, templates, operators, objects,
 // members and assignments, where environment and credential-path sources start, and tagged templates (zx, SQL).
-import { argvElementGuard } from '../catalog.js';
+import { argvElementGuard, isSecretName } from '../catalog.js';
 import type { AstNode } from './ast.js';
 import { isFunction, locationOf, memberName, propertyName, snippetOf, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
@@ -132,7 +132,13 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
           return [newLabel({ kind: 'env', detail: 'process.env' }, [this.sourceStep(ctx.file, node, 'reads process.env', 'environment')])];
         }
         if (object?.type === 'MemberExpression' && unwrap(object.object)?.name === 'process' && memberName(object) === 'env') {
-          // One named variable (an API key sent to its own API) is normal; the whole environment is not.
+          // One named variable (an API key sent to its own API) is normal; the whole environment is not. A credential
+          // is followed to the places secrets must not be kept (logs, tool results) and is configuration elsewhere.
+          const name = node.computed ? staticString(node.property, ctx.file.index) : memberName(node);
+          if (name !== undefined && isSecretName(name)) {
+            const detail = `process.env.${name}`;
+            return [newLabel({ kind: 'secret', detail }, [this.sourceStep(ctx.file, node, `reads ${detail}`, 'environment')])];
+          }
           return CONFIG;
         }
         const taint = this.expr(node.object, ctx);

@@ -143,7 +143,7 @@ export abstract class FunctionAnalysis {
     const tool = ctx.toolResult.tool ?? ctx.currentTool;
     const parsed = ctx.file.index.parsed;
     for (const label of guarded) {
-      if (label.origin.kind !== 'env') continue;
+      if (label.origin.kind !== 'env' && label.origin.kind !== 'secret') continue;
       const site: SinkSite = {
         kind: 'tool-result',
         callee: tool === undefined ? 'the tool result' : `the result of tool \`${tool}\``,
@@ -294,6 +294,10 @@ export abstract class FunctionAnalysis {
     } else if (origin.kind === 'remote-response') {
       if (!REMOTE_RESPONSE_SINKS.has(kind)) return;
       flowOrigin = { kind: 'remote-response', detail: origin.detail };
+    } else if (origin.kind === 'secret') {
+      // A credential by name is configuration where it is meant to go (its API); kept in a log or a result it leaks.
+      if (kind !== 'log' && kind !== 'tool-result') return;
+      flowOrigin = { kind: 'env', detail: origin.detail };
     } else if (origin.kind === 'env' || origin.kind === 'sensitive-file' || origin.kind === 'decoded-constant') {
       if (kind === 'file-read' || kind === 'file-write' || kind === 'sql') return;
       // Secrets embedded in a URL are a payload leaving the machine, not a choice of destination.

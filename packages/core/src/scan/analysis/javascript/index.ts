@@ -14,8 +14,9 @@ import type { AnalyzeOptions, LanguageAnalysis, LanguageAnalyzer } from '../anal
 import type { AstNode } from './ast.js';
 import { asciiSet, longRunStarts, offsetsOf, parseFile, walkWithin, wordsPattern } from './ast.js';
 import { factsVisitor } from './facts.js';
+import { handlerIdentityFacts } from './identity.js';
 import type { FileIndex } from './file-index.js';
-import { buildFileIndex, resolveRelativeImport } from './file-index.js';
+import { buildFileIndex, functionOwners, resolveRelativeImport } from './file-index.js';
 import { newScope, type FileContext } from './scope.js';
 import { TaintEngine } from './taint.js';
 
@@ -164,6 +165,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
     });
   }
   for (const fact of facts) if (fact.kind === 'mcp-http-transport') fact.loads = moduleClosure(fact.location.file, indexes);
+  facts.push(...handlerIdentityFacts(handlers.values(), (handler) => functionOwners.get(handler.node) ?? indexes.get(handler.tool.location.file)));
   options.signal?.throwIfAborted();
   const flows = new TaintEngine({ files: contexts, tools: allTools }).run();
   const diagnostics = unrecognisedShapes(indexes.values(), allTools);

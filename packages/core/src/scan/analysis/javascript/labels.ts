@@ -1,5 +1,6 @@
 // Taint labels of the JS/TS dataflow: where a value came from, how it was combined and which guards it passed.
 import type { FlowStep } from '../../model.js';
+import { isSecretName } from '../catalog.js';
 
 export type Origin =
   | { kind: 'tool-input'; tool?: string; param?: string }
@@ -15,6 +16,11 @@ export type Origin =
   // One operator-set environment variable (`process.env.API_URL`): never reported, but a URL that starts with it has a
   // host the model cannot choose.
   | { kind: 'config' }
+  /**
+   * One environment variable named like a credential (`process.env.OPENAI_API_KEY`): configuration everywhere it is
+   * meant to go, a finding only where secrets must not be kept, a log line or a tool result (`detail`: the variable).
+   */
+  | { kind: 'secret'; detail: string }
   | { kind: 'param'; index: number; path?: string }
   | { kind: 'env' | 'sensitive-file' | 'decoded-constant' | 'sensitive-path'; detail: string };
 
@@ -86,6 +92,15 @@ export function significant(taint: Taint): boolean {
   return taint.some((label) => label.origin.kind !== 'config');
 }
 
+/**
+ * A credential read from the environment travels through data (assignments, objects, templates, `JSON.stringify`) but
+ * not through the result of a call it is handed to: a client built with an API key returns its API's answers, and a
+ * truncated or hashed key is no longer the key.
+ */
+export function withoutSecrets(taint: Taint): Taint {
+  return taint.some((label) => label.origin.kind === 'secret') ? mapTaint(taint, (label) => (label.origin.kind === 'secret' ? undefined : label)) : taint;
+}
+
 export function prefixed(taint: Taint): Taint {
   return mapTaint(taint, (label) => (label.prefixed ? label : { ...label, prefixed: true }));
 }
@@ -101,6 +116,7 @@ export function originKey(origin: Origin): string {
     case 'param':
       return `p:${origin.index}:${origin.path ?? ''}`;
     case 'env':
+    case 'secret':
     case 'sensitive-file':
     case 'decoded-constant':
     case 'sensitive-path':
@@ -170,8 +186,8 @@ export function member(taint: Taint, key: string | undefined): Taint {
       case 'http-request':
         return requestMember(label, origin, key);
       case 'env':
-        // `process.env.X` / `const { X } = process.env`: one named variable, not the environment.
-        return undefined;
+        // `process.env.X` / `const { X } = process.env`: one named variable, not the environment; a credential by name.
+        return key !== undefined && isSecretName(key) ? { ...label, origin: { kind: 'secret', detail: `process.env.${key}` } } : undefined;
       case 'param':
         return origin.path === undefined && key !== undefined ? { ...label, origin: { ...origin, path: key } } : label;
       default:

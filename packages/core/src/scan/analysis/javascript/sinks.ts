@@ -1,4 +1,4 @@
-import { classifyArgv, INSTANCE_COMMAND_SINKS, isOptionSensitive, linkPreviewsOn, OPENER_PACKAGES, programName, type ArgvRole } from '../catalog.js';
+import { classifyArgv, INSTANCE_COMMAND_SINKS, isOptionSensitive, linkPreviewsOn, LOG_METHODS, LOGGER_NAME, OPENER_PACKAGES, programName, type ArgvRole } from '../catalog.js';
 import type { SinkKind } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { objectProperty, propertyName, unwrap } from './ast.js';
@@ -272,6 +272,13 @@ export function escapesRegexSyntax(pattern: AstNode | undefined, replacement: As
   return regex !== undefined && regex.flags.includes('g') && typeof text === 'string' && text.includes('$&') && /^\[[^^]/.test(regex.pattern) && ['*', '+', '?', '(', '|'].every((char) => regex.pattern.includes(char));
 }
 
+/** `console.error(…)`, `logger.info(…)`, `this.log.warn(…)`: a level method on something named like a logger. */
+function isLogCall(callee: Callee): boolean {
+  if (!LOG_METHODS.has(callee.name)) return false;
+  const receiver = callee.display.split('.').at(-2);
+  return receiver !== undefined && LOGGER_NAME.test(receiver);
+}
+
 /** The text of an expression when it is a constant (module constants, and locals the dataflow knows). */
 export type TextOf = (node: AstNode | undefined) => string | undefined;
 
@@ -279,6 +286,7 @@ export type TextOf = (node: AstNode | undefined) => string | undefined;
 export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex, textOf: TextOf = (node) => staticString(node, index)): SinkArgument[] {
   const message = mailMessage(callee, call);
   if (message) return emailSinks(message, index);
+  if (isLogCall(callee)) return (call.arguments as AstNode[]).map((node) => ({ kind: 'log' as const, node }));
   const args: AstNode[] = call.arguments;
   const isNew = call.type === 'NewExpression';
   const { module, name } = callee;
@@ -389,7 +397,9 @@ export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex, t
     const receiverName = callee.display.slice(0, Math.max(0, callee.display.lastIndexOf('.')));
     if (first && (SQL_METHODS.has(name) || (SQL_HANDLE_METHODS.has(name) && DB_HANDLE.test(receiverName)))) {
       // `req.query` is not a call, `URLSearchParams#get` takes a key: keep SQL to calls whose first argument is a string.
-      return [{ kind: 'sql', node: first }];
+      // Bound values reach the statement too, safely for injection: kept so rules can see whose rows a query is about.
+      const bound = args.slice(1).map((node) => ({ kind: 'sql' as const, node, sanitizers: ['parameterised-sql'] }));
+      return [{ kind: 'sql', node: first }, ...bound];
     }
   }
   return [];

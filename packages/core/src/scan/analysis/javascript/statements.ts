@@ -187,12 +187,17 @@ export abstract class StatementAnalysis extends GuardDetection {
         ctx.scope.declare(pattern.name, stepped);
         return;
       }
-      case 'ObjectPattern':
+      case 'ObjectPattern': {
+        const named = new Set<string>();
         for (const property of pattern.properties) {
-          if (property.type === 'RestElement') this.bind(property.argument, taint, ctx, note);
-          else this.bind(property.value, member(taint, propertyName(property.key, property.computed)), ctx, note);
+          const key = property.type === 'RestElement' ? undefined : propertyName(property.key, property.computed);
+          if (key !== undefined) named.add(key);
+          // `{ apiKey, ...rest }`: the rest holds every property but the ones taken out by name.
+          if (property.type === 'RestElement') this.bind(property.argument, mapTaint(taint, (label) => (label.field !== undefined && named.has(label.field) ? undefined : label)), ctx, note);
+          else this.bind(property.value, member(taint, key), ctx, note);
         }
         return;
+      }
       case 'ArrayPattern':
         for (const element of pattern.elements) if (element) this.bind(element.type === 'RestElement' ? element.argument : element, taint, ctx, note);
         return;

@@ -13,7 +13,7 @@ import { staticString, staticValue } from './file-index.js';
 import { removesAllButSafeCharacters } from './guards.js';
 import { mayRegisterRoutes, returnsRemoteData, routeHandlers } from './http.js';
 import type { Taint } from './labels.js';
-import { addStep, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union } from './labels.js';
+import { addStep, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union, withoutSecrets } from './labels.js';
 import type { FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
 import { escapesRegexSyntax, instanceSinks, sinkArguments } from './sinks.js';
@@ -31,6 +31,8 @@ const NON_PROPAGATING_METHODS = new Set([
   'hasOwnProperty', 'isFile', 'isDirectory', 'push', 'set', 'add', 'delete', 'write', 'end', 'emit', 'log', 'info', 'warn',
   'error', 'debug', 'send', 'json', 'status',
 ]);
+/** Methods that keep a part of a string: what they return of a secret is a masked form of it. */
+const TRUNCATING_METHODS = new Set(['slice', 'substring', 'substr', 'charAt', 'at']);
 const VALUE_FUNCTIONS = new Set(['String', 'encodeURIComponent', 'encodeURI', 'decodeURIComponent', 'decodeURI', 'structuredClone', 'escape', 'unescape']);
 const GLOBAL_PROPAGATORS: Record<string, Set<string>> = {
   'global:JSON': new Set(['stringify', 'parse']),
@@ -159,14 +161,14 @@ export class TaintEngine extends ExpressionAnalysis {
       if ((method === 'replace' || method === 'replaceAll') && removesAllButSafeCharacters(args[0])) {
         return union(result, sanitize(receiver, 'character-allowlist'));
       }
-      result = union(result, receiver);
+      result = union(result, withoutSecrets(TRUNCATING_METHODS.has(method) ? sanitize(receiver, 'masked') : receiver));
       if (method === 'concat' || method === 'replace' || method === 'replaceAll' || method === 'join' || method === 'padStart' || method === 'padEnd') {
         result = embed(union(result, positional.reduce(union, CLEAN)));
       }
     }
     // A function of another package that the catalog does not know: assume its result derives from its arguments
     // (`parse(query.args)`, `findExecutable(command)`), unless its name says it hashes, escapes or checks them.
-    if (isModuleCall && sinks.length === 0 && !OPAQUE_FUNCTION_NAME.test(callee.name)) result = union(result, positional.reduce(union, CLEAN));
+    if (isModuleCall && sinks.length === 0 && !OPAQUE_FUNCTION_NAME.test(callee.name)) result = union(result, withoutSecrets(positional.reduce(union, CLEAN)));
     return result;
   }
 
@@ -228,7 +230,8 @@ export class TaintEngine extends ExpressionAnalysis {
       const returned = this.analyzeFunction(fn, ctx.file, ctx.scope, params, this.inherit(ctx));
       if (method && RESULT_FROM_CALLBACK.has(method)) result = union(result, returned);
     }
-    if (method && ['map', 'filter', 'flatMap', 'find', 'slice', 'sort'].includes(method)) result = union(result, receiver);
+    if (method === 'slice') result = union(result, withoutSecrets(sanitize(receiver, 'masked')));
+    else if (method && ['map', 'filter', 'flatMap', 'find', 'sort'].includes(method)) result = union(result, receiver);
     return result;
   }
 

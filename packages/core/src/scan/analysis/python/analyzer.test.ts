@@ -202,7 +202,8 @@ const CASES: Case[] = [
     fixture: 'rules/sql-injection/malicious-py-fstring-query',
     flows: [{ sink: 'sql', tool: 'find_product', param: 'name', composition: 'embedded', sanitizers: UNGUARDED, crossFile: true }],
   },
-  { fixture: 'rules/sql-injection/benign-py-parameterised', noFlows: [{ sink: 'sql' }] },
+  // Bound values reach the statement as guarded flows (for the authorization rule); none reaches its text.
+  { fixture: 'rules/sql-injection/benign-py-parameterised', noFlows: [{ sink: 'sql', sanitizers: [] }] },
   {
     fixture: 'rules/sensitive-data-exfiltration/malicious-py-env-to-webhook',
     flows: [{ sink: 'network-send', origin: 'env', target: 'https://telemetry.weather-insights.example/v1/collect' }],

@@ -3,7 +3,7 @@
 import type { SinkKind } from '../../model.js';
 
 /** Origins other than tool input only matter where they leave the process or run as code. */
-export const NON_INPUT_SINKS = new Set<SinkKind>(['command', 'code', 'deserialize', 'network', 'network-send', 'email', 'tool-result']);
+export const NON_INPUT_SINKS = new Set<SinkKind>(['command', 'code', 'deserialize', 'network', 'network-send', 'email', 'tool-result', 'log']);
 
 export const SENSITIVE_PATH =
   /(^|[\\/~])\.ssh([\\/]|$)|id_(rsa|dsa|ecdsa|ed25519)\b|\.aws[\\/](credentials|config)|(^|[\\/])\.env$|\.config[\\/]gcloud|(^|[\\/~])\.netrc$|\.git-credentials|\.kube[\\/]config|\.docker[\\/]config\.json|\.npmrc$|\.pypirc$|\.cursor[\\/]mcp\.json|claude_desktop_config\.json|Login Data|Google[\\/]Chrome|\.mozilla[\\/]firefox|Library[\\/]Keychains|\.gnupg/;
@@ -105,7 +105,7 @@ export const OUTBOUND_WORDS = /\b(exec|eval|compile|system|popen|subprocess|spaw
 
 /** Text that can produce an origin other than tool input: the environment, a secret's path, a decoder. */
 export const ORIGIN_WORDS =
-  /environ|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs\.decode|decompress|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|git-credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Google.Chrome|\.mozilla|Keychains|gnupg/;
+  /environ|getenv|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs\.decode|decompress|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|git-credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Google.Chrome|\.mozilla|Keychains|gnupg/;
 
 /** Calls whose arguments are a size or a count (CWE-400): `range(n)`, `bytearray(n)`, `os.urandom(n)`. */
 export const ALLOCATION_CALLS = new Set(['range', 'bytearray', 'os.urandom', 'secrets.token_bytes', 'secrets.token_hex', 'secrets.token_urlsafe', 'itertools.repeat', 'numpy.zeros', 'numpy.ones', 'numpy.empty']);

@@ -13,7 +13,7 @@ import {
   SHELLS,
   MCP_CLIENT_RESULTS,
 } from './catalog.js';
-import { argvElementGuard, classifyArgv, programName } from '../catalog.js';
+import { argvElementGuard, classifyArgv, isSecretName, programName } from '../catalog.js';
 import { qualify, resolveConstant, type PyModule } from './program.js';
 import { classOfType, methodOfClass, resolveClass } from './classes.js';
 import { isGlobalRequest } from './routes.js';
@@ -36,9 +36,14 @@ import {
   substitute,
   union,
   withSanitizer,
+  withoutSecrets,
+  secretEnvTaint,
   withStep,
   type Taint,
 } from './values.js';
+
+/** Calls whose result is their argument as text or data: a credential stays one through them. */
+const SECRET_CARRIERS = new Set(['str', 'repr', 'json.dumps', 'dict', 'format', 'pprint.pformat']);
 
 const OPAQUE_RESULTS = new Set<SinkKind>(['command', 'network', 'network-send', 'sql', 'email']);
 
@@ -84,7 +89,6 @@ export abstract class ExpressionScope extends SinkScope {
       case 'boolean_operator':
       case 'expression_list':
       case 'set':
-      case 'dictionary':
       case 'pair':
       case 'list_comprehension':
       case 'set_comprehension':
@@ -97,6 +101,8 @@ export abstract class ExpressionScope extends SinkScope {
       case 'dictionary_splat':
       case 'keyword_argument':
         return union(...node.namedChildren.map((child) => (child ? this.expression(child) : [])));
+      case 'dictionary':
+        return this.dictionary(node);
       case 'list':
       case 'tuple':
         return this.sequence(node);
@@ -236,14 +242,41 @@ export abstract class ExpressionScope extends SinkScope {
 
   protected subscript(node: Node): Taint[] {
     const value = node.childForFieldName('value');
-    if (!value || this.isEnviron(value)) return [];
     const index = node.childForFieldName('subscript');
-    return this.pick(value, index ? stringValue(index) : undefined, node);
+    if (value && this.isEnviron(value)) return this.namedVariable(index, node);
+    if (!value) return [];
+    const picked = this.pick(value, index ? stringValue(index) : undefined, node);
+    // `token[:4]`, `key[-4:]`: a part of a secret is a masked form of it.
+    return index?.type === 'slice' ? withSanitizer(picked, 'masked') : picked;
+  }
+
+  /**
+   * A dict literal: a secret stored under a constant key is known by it (`settings["base_url"]` does not read the
+   * token beside it), and a key written after a `**splat` replaces what the splat held under it.
+   */
+  protected dictionary(node: Node): Taint[] {
+    let taints: Taint[] = [];
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      const key = child.type === 'pair' ? stringValue(child.childForFieldName('key')) : undefined;
+      const value = child.type === 'pair' ? child.childForFieldName('value') : child;
+      const stored = value ? this.expression(value) : [];
+      if (key !== undefined) taints = taints.filter((taint) => !(taint.secret && taint.field === key));
+      taints = union(taints, key === undefined ? stored : stored.map((taint) => (taint.secret ? derive(taint, { field: key }) : taint)));
+    }
+    return taints;
+  }
+
+  /** `os.environ["API_TOKEN"]`, `os.getenv("API_TOKEN")`: a credential by name; any other variable is configuration. */
+  protected namedVariable(key: Node | null | undefined, at: Node): Taint[] {
+    const name = key ? stringValue(key) : undefined;
+    return name !== undefined && isSecretName(name) ? [secretEnvTaint(this.module.path, at, name)] : [];
   }
 
   /** `container[key]` / `container.get(key)`: a constant key on the tool's arguments picks one parameter. */
   protected pick(container: Node, key: string | undefined, at: Node): Taint[] {
     return this.expression(container).flatMap((taint) => {
+      if (taint.field !== undefined && key !== undefined) return taint.field === key ? derive(taint, { field: undefined }) : [];
       if (taint.envelope) return envelopeMember(taint, key) ?? [];
       if (key === undefined) return derive(taint, { dict: undefined, argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined });
       if (taint.dict) return argumentOf(taint, key, this.step(at, `argument ${key}`));
@@ -319,7 +352,8 @@ export abstract class ExpressionScope extends SinkScope {
       }
     }
     // One named variable is configuration, not a dump of the environment.
-    if (method === 'get' && object && this.isEnviron(object)) return [];
+    if (method === 'get' && object && this.isEnviron(object)) return this.namedVariable(args.positional[0], node);
+    if (qualified === 'os.getenv') return this.namedVariable(args.positional[0], node);
     if (method === 'get' && object && args.positional[0]) {
       const key = stringValue(args.positional[0]);
       if (key !== undefined) return union(this.pick(object, key, node), ...argTaints.slice(1));
@@ -357,7 +391,11 @@ export abstract class ExpressionScope extends SinkScope {
     }
     // Unknown calls pass their inputs through: str(x), x.strip(), json.dumps(x), Path(x).
     if (method && EMBEDDING_METHODS.has(method)) return this.hostFixed(node, embedded(union(receiver, allArgs)));
-    return union(receiver.map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined })), allArgs);
+    const carries = qualified !== undefined && SECRET_CARRIERS.has(qualified);
+    return union(
+      (carries ? receiver : withoutSecrets(receiver)).map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined })),
+      carries ? allArgs : withoutSecrets(allArgs),
+    );
   }
 
 

@@ -9,6 +9,7 @@ import { applyMounts, extractFastMcp, fastMcpServerNames } from '../../extract/p
 import { extractJsonRpc } from '../../extract/python-jsonrpc.js';
 import { extractLowLevel, lowLevelServerNames } from '../../extract/python-lowlevel.js';
 import { pythonFacts } from './facts.js';
+import { pythonHandlerIdentityFacts } from './identity.js';
 import { errorShare, MAX_ERROR_SHARE, pythonParser } from './parser.js';
 import { indexModule, PyProgram, type PyExtraction, type PyHandler } from './program.js';
 import { analyzeTaint } from './taint.js';
@@ -83,6 +84,11 @@ export const pythonAnalyzer: LanguageAnalyzer = {
         problems.push({ file: '', message: `python dataflow failed: ${message(error)}`, kind: 'failed' });
       }
 
+      try {
+        facts.push(...pythonHandlerIdentityFacts(handlers));
+      } catch (error) {
+        problems.push({ file: '', message: `python handler identity facts failed: ${message(error)}`, kind: 'failed' });
+      }
       for (const module of program.modules) {
         try {
           facts.push(...pythonFacts(module));

@@ -28,6 +28,7 @@ import {
   SQL_METHODS,
   YAML_LOAD,
 } from './catalog.js';
+import { LOG_METHODS, LOGGER_NAME } from '../catalog.js';
 import { qualify } from './program.js';
 import { GuardScope } from './guards.js';
 import { callArguments, dottedName, stringValue, type CallArguments, type Node } from './syntax.js';
@@ -178,8 +179,15 @@ export abstract class SinkScope extends GuardScope {
     }
 
     if (!method) return undefined;
+    if (LOG_METHODS.has(method) && LOGGER_NAME.test(written.split('.').at(-2) ?? '')) {
+      this.report(this.sinkAt(node, 'log', written), union(...argTaints, ...keywordTaints.values()));
+      return 'log';
+    }
     if (SQL_METHODS.has(method)) {
       this.report(this.sinkAt(node, 'sql', written), positional(0, 'statement'));
+      // Bound values reach the statement too, safely for injection: kept so rules can see whose rows a query is about.
+      const bound = positional(1, 'parameters').map((taint) => derive(taint, { sanitizers: [...taint.sanitizers, 'parameterised-sql'] }));
+      if (bound.length) this.report(this.sinkAt(node, 'sql', written), bound);
       return 'sql';
     }
     if (receiverType === 'socket.socket' && (method === 'sendall' || method === 'send' || method === 'sendto')) {

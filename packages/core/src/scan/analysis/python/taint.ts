@@ -59,6 +59,8 @@ class TaintEngine implements TaintContext {
     const kind = taint.origin.kind;
     if (kind === 'remote-response' && !EXECUTING_SINKS.has(sink.kind)) return;
     if (kind !== 'tool-input' && kind !== 'http-request' && !NON_INPUT_SINKS.has(sink.kind)) return;
+    // A credential by name is configuration where it is meant to go (its API); kept in a log or a result it leaks.
+    if (taint.secret && sink.kind !== 'log' && sink.kind !== 'tool-result') return;
     let sanitizers = taint.sanitizers;
     if (sink.kind === 'network' && taint.hostFixed) {
       sanitizers = [...sanitizers, 'fixed-host'];

@@ -34,6 +34,30 @@ export interface Taint {
   responseOf?: boolean;
   /** The value sits after a constant `scheme://host/` in a URL: a request with it cannot reach another host. */
   hostFixed?: string;
+  /**
+   * One environment variable named like a credential (`os.environ.get("API_TOKEN")`): configuration where it is meant
+   * to go, a finding only in a log line or a tool result. It travels through data, `str`, `json.dumps` and formatting,
+   * not through the result of other calls it is handed to (a client built with the key returns its API's answers).
+   */
+  secret?: boolean;
+  /** For a secret: the key of the dict literal it was stored under (`{"api_token": token}`); reading another key does not see it. */
+  field?: string;
+}
+
+/** A credential read from the environment by name (see `Taint.secret`). */
+export function secretEnvTaint(file: string, node: Node, name: string): Taint {
+  return {
+    origin: { kind: 'env', detail: name },
+    composition: 'whole',
+    steps: [{ file, line: node.startPosition.row + 1, note: `reads the environment variable ${name}`, kind: 'environment' }],
+    sanitizers: [],
+    crossFile: false,
+    secret: true,
+  };
+}
+
+export function withoutSecrets(taints: Taint[]): Taint[] {
+  return taints.some((taint) => taint.secret) ? taints.filter((taint) => !taint.secret) : taints;
 }
 
 export type SinkInfo = TaintFlow['sink'];
@@ -177,7 +201,7 @@ export function derive(taint: Taint, changes: Partial<Taint>): Taint {
 }
 
 export function taintKey(taint: Taint): string {
-  return JSON.stringify([taint.origin, taint.param, taint.composition, [...taint.sanitizers].sort(), taint.argv, taint.shellList, taint.resolved, !!taint.dict, !!taint.envelope, !!taint.responseOf]);
+  return JSON.stringify([taint.origin, taint.param, taint.composition, [...taint.sanitizers].sort(), taint.argv, taint.shellList, taint.resolved, !!taint.dict, !!taint.envelope, !!taint.responseOf, taint.field]);
 }
 
 export function union(...lists: Taint[][]): Taint[] {
