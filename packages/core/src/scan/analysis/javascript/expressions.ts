@@ -1,6 +1,7 @@
 // The expression layer of the JS/TS taint pass: how taint moves through literals, templates, operators, objects,
 // members and assignments, where environment and credential-path sources start, and tagged templates (zx, SQL).
 import { argvElementGuard } from '../catalog.js';
+import { envCapability } from '../capabilities.js';
 import type { AstNode } from './ast.js';
 import { isFunction, locationOf, memberName, propertyName, snippetOf, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
@@ -129,10 +130,12 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
       case 'MemberExpression': {
         const object = unwrap(node.object);
         if (object?.type === 'Identifier' && object.name === 'process' && memberName(node) === 'env') {
+          this.noteCapabilities([envCapability('process.env', locationOf(ctx.file.index.parsed, node))], ctx);
           return [newLabel({ kind: 'env', detail: 'process.env' }, [this.sourceStep(ctx.file, node, 'reads process.env', 'environment')])];
         }
         if (object?.type === 'MemberExpression' && unwrap(object.object)?.name === 'process' && memberName(object) === 'env') {
           // One named variable (an API key sent to its own API) is normal; the whole environment is not.
+          this.noteCapabilities([envCapability(`process.env.${memberName(node) ?? '[…]'}`, locationOf(ctx.file.index.parsed, node))], ctx);
           return CONFIG;
         }
         const taint = this.expr(node.object, ctx);

@@ -12,6 +12,7 @@ import { pythonFacts } from './facts.js';
 import { errorShare, MAX_ERROR_SHARE, pythonParser } from './parser.js';
 import { indexModule, PyProgram, type PyExtraction, type PyHandler } from './program.js';
 import { analyzeTaint } from './taint.js';
+import { attachCapabilities, type Reach } from '../capabilities.js';
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -29,6 +30,7 @@ export const pythonAnalyzer: LanguageAnalyzer = {
     const handlers: PyHandler[] = [];
     let flows: TaintFlow[] = [];
     const facts: CodeFact[] = [];
+    const toolReach = new Map<string, Reach>();
     try {
       for (const file of files) {
         options.signal?.throwIfAborted();
@@ -78,7 +80,7 @@ export const pythonAnalyzer: LanguageAnalyzer = {
 
       options.signal?.throwIfAborted();
       try {
-        flows = analyzeTaint(program, handlers);
+        flows = analyzeTaint(program, handlers, toolReach);
       } catch (error) {
         problems.push({ file: '', message: `python dataflow failed: ${message(error)}`, kind: 'failed' });
       }
@@ -90,6 +92,7 @@ export const pythonAnalyzer: LanguageAnalyzer = {
           problems.push({ file: module.path, message: `python code facts failed: ${message(error)}`, kind: 'failed' });
         }
       }
+      attachCapabilities(tools, toolReach, facts);
       return { tools, flows, facts, problems, parsedFiles: program.modules.length };
     } finally {
       for (const module of program.modules) module.tree.delete();
