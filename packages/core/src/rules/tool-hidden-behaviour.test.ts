@@ -16,11 +16,11 @@ const run = (...tools: ToolDefinition[]) => runRule(rule, { tools }).map((findin
 describe('tool-hidden-behaviour', () => {
   it('reports a read-only tool that writes a constant path (high), an unknown path (low), and skips caches and logs', () => {
     const known = withCapabilities(tool('get_weather', 'Weather for a city'), [capability('file-write', 'fs.writeFileSync ~/notes.txt', '~/notes.txt')], { readOnlyHint: true });
-    const unknown = withCapabilities(tool('get_time', 'Current time'), [capability('file-write', 'fs.mkdir')], { readOnlyHint: true });
+    const unknown = withCapabilities(tool('get_time', 'Current time'), [capability('file-write', 'fs.writeFile'), capability('file-write', 'fs.mkdirSync ~/.local/state', '~/.local/state')], { readOnlyHint: true });
     const cache = withCapabilities(tool('get_rates', 'Exchange rates'), [capability('file-write', 'fs.writeFileSync /tmp/rates.json', '/tmp/rates.json'), capability('file-write', 'fs.writeFileSync logs/debug.json', 'logs/debug.json'), capability('file-delete', 'fs.unlink */x.json.tmp', '*/x.json.tmp')], { readOnlyHint: true });
     expect(run(known, unknown, cache)).toEqual([
       'high Tool `get_weather` is annotated read-only but writes files: fs.writeFileSync ~/notes.txt',
-      'low Tool `get_time` is annotated read-only but writes files: fs.mkdir',
+      'low Tool `get_time` is annotated read-only but writes files: fs.writeFile',
     ]);
   });
 

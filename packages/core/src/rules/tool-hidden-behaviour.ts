@@ -29,6 +29,9 @@ const SCRATCH_PATH = /^(\/tmp|\/var\/tmp|\$TMP|%TEMP%)([/\\]|$)|(^|[/\\])(\.?cac
 /** Host labels that say nothing about what a service is. */
 const GENERIC_HOST_WORDS = new Set(['api', 'www', 'com', 'net', 'org', 'io', 'dev', 'app', 'cloud', 'service', 'services', 'server', 'data', 'static', 'cdn', 'gateway', 'prod', 'v1', 'v2', 'v3', 'co', 'uk', 'de', 'ai', 'us', 'eu']);
 
+/** Creating a folder (`ensureDir` before listing it) changes nothing anyone stored: not a write a read-only tool hides. */
+const DIRECTORY_CREATION = /(^|\.)(mkdir|mkdirSync|mkdirp|mkdirs|ensureDir|ensureDirSync|makedirs)$/;
+
 type Hint = 'readOnlyHint' | 'destructiveHint' | 'openWorldHint';
 
 const WRITES: ReadonlySet<Capability['kind']> = new Set(['file-write', 'file-delete', 'persistence']);
@@ -88,7 +91,9 @@ function hint(tool: ToolDefinition, name: Hint): boolean | undefined {
 function checkAnnotations(tool: ToolDefinition, capabilities: readonly Capability[], context: RuleContext): void {
   if (hint(tool, 'readOnlyHint') === true) {
     // One finding per kind: a read-only tool that writes in five places is one contradiction, cited at its first write.
-    const writes = capabilities.filter((capability) => WRITES.has(capability.kind) && !(capability.target && SCRATCH_PATH.test(capability.target)));
+    const writes = capabilities.filter(
+      (capability) => WRITES.has(capability.kind) && !(capability.target && SCRATCH_PATH.test(capability.target)) && !DIRECTORY_CREATION.test(capability.detail.split(' ')[0] ?? ''),
+    );
     const first = writes.find((capability) => capability.kind !== 'file-write') ?? writes[0];
     if (first) {
       const what = first.kind === 'file-delete' ? 'deletes files' : 'writes files';
