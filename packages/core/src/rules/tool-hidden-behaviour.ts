@@ -96,7 +96,7 @@ function checkAnnotations(tool: ToolDefinition, capabilities: readonly Capabilit
     );
     const first = writes.find((capability) => capability.kind !== 'file-write') ?? writes[0];
     if (first) {
-      const what = first.kind === 'file-delete' ? 'deletes files' : 'writes files';
+      const what = first.kind === 'file-delete' ? 'deletes files' : first.kind === 'persistence' ? 'installs something that runs later' : 'writes files';
       // Where the path is not constant it may be the server's own state (its config, a lock file): worth a look, not an
       // alarm; a removal of something unknown weighs more than a write.
       const severity: Severity = first.target !== undefined ? 'high' : first.kind === 'file-delete' ? 'medium' : 'low';

@@ -3,7 +3,7 @@
 // recording a TaintFlow when a value reaches a sink. The layers above add guards, statements, expressions and calls;
 // they call each other recursively, hence one class built in layers rather than separate objects.
 import { admitsLeadingDash, guardedKindOf, isGuarded, isRestrictivePattern, isSafeFlow, REMOTE_RESPONSE_SINKS, type SourceKind } from '../catalog.js';
-import type { FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
+import type { Capability, FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { containsOffset, isFunction, lineOf, locationOf, memberName, snippetOf, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
@@ -16,10 +16,8 @@ import { CallResolver, type Target } from './resolver.js';
 import { ClassModel, type Instance, type MethodLookup } from './classes.js';
 import { annotatedType, methodClasses } from './file-index.js';
 import { Scope, type FileContext } from './scope.js';
-import type { SinkArgument } from './sinks.js';
+import { staticPrefix, type SinkArgument } from './sinks.js';
 import { addCapability, atCall, functionRange, newReach, type Reach } from '../capabilities.js';
-import { staticPrefix } from './sinks.js';
-import type { Capability } from '../../model.js';
 import { exportedHandlersOf, fileHints, FUNCTION_BUDGET, type Ctx, type SinkSite, type Summary, type TaintOptions } from './engine-context.js';
 
 /** The receiver of a method call: an instance, or the class itself for a static method. */
