@@ -1,5 +1,5 @@
 // What every human-facing reporter needs: scanned text made safe to show, and where a finding points.
-import type { Finding, ScanReport, SourceLocation } from '../scan/model.js';
+import type { Capability, Finding, ScanReport, SourceLocation } from '../scan/model.js';
 
 /**
  * Code points that are invisible, reorder text, or drive a terminal: C0/C1 controls (ESC starts ANSI sequences),
@@ -146,4 +146,27 @@ export function coverageNote(report: ScanReport): string | undefined {
 export function textTable(rows: readonly (readonly string[])[]): string {
   const widths = (rows[0] ?? []).map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd()).join('\n');
+}
+
+/** How many tools the text report lists with their capabilities before it says "… more" (the JSON has them all). */
+export const MAX_TOOLS_LISTED = 25;
+
+/**
+ * A tool's capabilities on one line, grouped by kind with up to two of the paths, hosts or programs of each:
+ * `persistence ~/.bashrc · file-write ~/.bashrc · network api.weather.gov · env`.
+ */
+export function capabilitySummary(capabilities: readonly Capability[]): string {
+  const byKind = new Map<string, string[]>();
+  for (const capability of capabilities) {
+    const targets = byKind.get(capability.kind) ?? [];
+    if (capability.target !== undefined && !targets.includes(capability.target)) targets.push(capability.target);
+    byKind.set(capability.kind, targets);
+  }
+  return [...byKind]
+    .map(([kind, targets]) => {
+      const shown = targets.slice(0, 2).map((target) => (target.length > 48 ? `${target.slice(0, 47)}…` : target));
+      const more = targets.length > 2 ? ` +${targets.length - 2}` : '';
+      return shown.length > 0 ? `${kind} ${shown.join(', ')}${more}` : kind;
+    })
+    .join(' · ');
 }

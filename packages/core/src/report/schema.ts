@@ -92,6 +92,17 @@ export const toolParameterSchema = z
   })
   .meta({ id: 'ToolParameter', description: 'One input parameter of a tool as declared to the model.' });
 
+export const capabilitySchema = z
+  .strictObject({
+    kind: z
+      .enum(['file-read', 'file-write', 'file-delete', 'process', 'network', 'env', 'credential-read', 'persistence', 'security-off'])
+      .describe('What the code can do (docs/capabilities.md).'),
+    detail: z.string().describe('The callee, with the constant path, program or host when known.'),
+    target: z.string().optional().describe('The constant path, host or command text involved.'),
+    location: sourceLocationSchema.describe('The call that gives the capability.'),
+  })
+  .meta({ id: 'Capability', description: "One thing a tool's handler can do, inferred from its code and the package functions it calls." });
+
 export const toolDefinitionSchema = z
   .strictObject({
     kind: toolKind,
@@ -107,6 +118,10 @@ export const toolDefinitionSchema = z
     location: sourceLocationSchema.describe('Where the definition was found.'),
     extractor: extractorId.describe('Which extractor recognised the definition.'),
     descriptionSource: z.enum(['network']).optional().describe('Set when the description is fetched at run time instead of written in the code.'),
+    capabilities: z
+      .array(capabilitySchema)
+      .optional()
+      .describe("What the tool's handler can do (files, processes, hosts, environment, credentials, persistence, security switches); absent when no handler was found."),
   })
   .meta({ id: 'ToolDefinition', description: 'A tool, prompt, resource or server instructions block the model reads.' });
 

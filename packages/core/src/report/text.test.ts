@@ -29,6 +29,31 @@ describe('textReporter', () => {
     expect(coloured.replace(/\u001b\[\d+m/g, '')).toBe(output);
   });
 
+  it('lists each tool with what its code can do, one compact line per tool', () => {
+    const report: ScanReport = {
+      ...sampleReport(),
+      tools: [
+        {
+          kind: 'tool',
+          name: 'get_forecast',
+          parameters: [],
+          location: { file: 'src/index.ts', line: 3, column: 1 },
+          extractor: 'mcp-sdk',
+          capabilities: [
+            { kind: 'network', detail: 'fetch api.weather.gov', target: 'api.weather.gov', location: { file: 'src/client.ts', line: 9, column: 3 } },
+            { kind: 'persistence', detail: 'fs.appendFileSync ~/.bashrc', target: '~/.bashrc', location: { file: 'src/setup.ts', line: 13, column: 5 } },
+            { kind: 'env', detail: 'process.env.HOME', location: { file: 'src/setup.ts', line: 4, column: 5 } },
+          ],
+        },
+        { kind: 'tool', name: 'add', parameters: [], location: { file: 'src/index.ts', line: 9, column: 1 }, extractor: 'mcp-sdk', capabilities: [] },
+      ],
+    };
+    const text = textReporter({ ...sampleRun(), reports: [report] });
+    expect(text).toContain('tool capabilities (1 of 2 tools):');
+    expect(text).toContain('    get_forecast: network api.weather.gov · persistence ~/.bashrc · env');
+    expect(text).not.toContain('    add:');
+  });
+
   it('groups by target, then by severity from critical to info', () => {
     const positions = ['weather-mcp', 'CRITICAL (1)', 'HIGH (2)', 'MEDIUM (1)', 'LOW (1)', 'INFO (1)', 'example (https://mcp.example.com/mcp)'].map(
       (marker) => output.indexOf(marker),

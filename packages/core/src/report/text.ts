@@ -1,7 +1,7 @@
 import { styleText } from 'node:util';
 import { getRule } from '../rules/index.js';
 import { SEVERITIES, type CodeContext, type Finding, type ScanReport, type ScopeReason, type Severity } from '../scan/model.js';
-import { describeConsensus, describeWhere, excerpt, scoreLabel, targetTitle, textTable, visibleBlock, visibleLine } from './common.js';
+import { capabilitySummary, describeConsensus, describeWhere, excerpt, MAX_TOOLS_LISTED, scoreLabel, targetTitle, textTable, visibleBlock, visibleLine } from './common.js';
 import type { ScanRun } from './schema.js';
 
 export interface TextOptions {
@@ -78,6 +78,14 @@ function formatReport(report: ScanReport, paint: Paint): string[] {
   }
   if (report.findings.length === 0 && coverage.status === 'scanned') lines.push(`  ${paint('green', '✔ no findings')}`);
   if (report.findings.length === 0 && coverage.status === 'partial') lines.push(`  ${paint('yellow', 'no findings in the part that was scanned')}`);
+
+  // What each tool's code can do, even when nothing is wrong: reviewers read this list (docs/capabilities.md).
+  const capable = report.tools.filter((tool) => tool.capabilities !== undefined && tool.capabilities.length > 0);
+  if (capable.length > 0) {
+    lines.push('', `  ${paint('dim', `tool capabilities (${capable.length} of ${report.tools.length} tools):`)}`);
+    for (const tool of capable.slice(0, MAX_TOOLS_LISTED)) lines.push(`    ${visibleLine(tool.name)}: ${visibleLine(capabilitySummary(tool.capabilities ?? []))}`);
+    if (capable.length > MAX_TOOLS_LISTED) lines.push(`    … ${capable.length - MAX_TOOLS_LISTED} more (see the JSON report)`);
+  }
 
   // Suppressed findings are counted with who silenced them, so a quiet report can still be audited; the JSON has each.
   const suppressed = report.suppressed ?? [];

@@ -3,6 +3,7 @@
 import type { Rule } from './create-rule.js';
 import toolPoisoningDirectives from './tool-poisoning-directives.js';
 import toolPoisoningSensitiveAccess from './tool-poisoning-sensitive-access.js';
+import toolHiddenBehaviour from './tool-hidden-behaviour.js';
 import hiddenUnicode from './hidden-unicode.js';
 import ansiEscapeSequences from './ansi-escape-sequences.js';
 import toolShadowing from './tool-shadowing.js';
@@ -38,6 +39,7 @@ import resourceExhaustion from './resource-exhaustion.js';
 export const RULES: readonly Rule[] = [
   toolPoisoningDirectives,
   toolPoisoningSensitiveAccess,
+  toolHiddenBehaviour,
   hiddenUnicode,
   ansiEscapeSequences,
   toolShadowing,

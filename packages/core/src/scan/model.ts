@@ -174,6 +174,36 @@ export interface ToolDefinition {
   handlerId?: string;
   /** The description is not in the code: it is fetched at run time, so it can change after the user approved the tool. */
   descriptionSource?: 'network';
+  /**
+   * What the tool's handler can do, inferred from its code and the package functions it calls (see
+   * docs/capabilities.md). Absent when the tool has no handler the analyzers found; empty when it does nothing listed.
+   */
+  capabilities?: Capability[];
+}
+
+/**
+ * What a tool's code can do, whatever the origin of the values involved (a constant path counts): files it reads,
+ * writes or deletes, programs it runs, hosts it talks to, the environment, credential stores, persistence locations
+ * (shell rc files, crontab, launch agents, `authorized_keys` …) and security settings it switches off.
+ */
+export type CapabilityKind =
+  | 'file-read'
+  | 'file-write'
+  | 'file-delete'
+  | 'process'
+  | 'network'
+  | 'env'
+  | 'credential-read'
+  | 'persistence'
+  | 'security-off';
+
+export interface Capability {
+  kind: CapabilityKind;
+  /** Short: the callee, and the path, program or host when it is a constant (`fs.appendFileSync ~/.bashrc`). */
+  detail: string;
+  /** The constant path, URL/host or command text involved, when known. */
+  target?: string;
+  location: SourceLocation;
 }
 
 /** One text field the model reads, addressed so findings can point at it. */

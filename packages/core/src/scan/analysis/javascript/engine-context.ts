@@ -2,6 +2,7 @@
 // expressions.ts → taint.ts): the analysis context of a function body, sink sites, summaries, and the small
 // predicates more than one layer uses.
 import type { FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
+import type { Reach } from '../capabilities.js';
 import type { AstNode } from './ast.js';
 import { offsetsOf, unwrap, wordsPattern } from './ast.js';
 import type { RequestHandler } from './http.js';
@@ -28,6 +29,8 @@ export interface Guard {
 export interface Summary {
   sinks: Array<{ param: number; path?: string; site: SinkSite; label: Label }>;
   returns: Label[];
+  /** What the function and its callees can do, whatever their arguments (see capabilities.ts). */
+  reach: Reach;
 }
 
 /**
@@ -66,6 +69,8 @@ export interface Ctx {
   live: boolean;
   /** Inside a branch only an operator's off-by-default switch opens (guards.ts `operatorSwitch`). */
   operatorSwitch?: string;
+  /** Where the capabilities of this body go: its tool's, or the summary's of the function being summarised. */
+  reach?: Reach;
 }
 
 /** A constant `scheme://host/` (path, query or fragment must follow) at the start of a URL: the host is not the model's choice. */

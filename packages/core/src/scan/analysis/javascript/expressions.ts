@@ -1,6 +1,7 @@
 // The expression layer of the JS/TS taint pass: how taint moves through literals, templates, operators, objects,
 // members and assignments, where environment and credential-path sources start, and tagged templates (zx, SQL).
 import { argvElementGuard, isSecretName } from '../catalog.js';
+import { envCapability } from '../capabilities.js';
 import type { AstNode } from './ast.js';
 import { isFunction, locationOf, memberName, propertyName, snippetOf, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
@@ -129,12 +130,14 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
       case 'MemberExpression': {
         const object = unwrap(node.object);
         if (object?.type === 'Identifier' && object.name === 'process' && memberName(node) === 'env') {
+          this.noteCapabilities([envCapability('process.env', locationOf(ctx.file.index.parsed, node))], ctx);
           return [newLabel({ kind: 'env', detail: 'process.env' }, [this.sourceStep(ctx.file, node, 'reads process.env', 'environment')])];
         }
         if (object?.type === 'MemberExpression' && unwrap(object.object)?.name === 'process' && memberName(object) === 'env') {
           // One named variable (an API key sent to its own API) is normal; the whole environment is not. A credential
           // is followed to the places secrets must not be kept (logs, tool results) and is configuration elsewhere.
           const name = node.computed ? staticString(node.property, ctx.file.index) : memberName(node);
+          this.noteCapabilities([envCapability(`process.env.${name ?? '[…]'}`, locationOf(ctx.file.index.parsed, node))], ctx);
           if (name !== undefined && isSecretName(name)) {
             const detail = `process.env.${name}`;
             return [newLabel({ kind: 'secret', detail }, [this.sourceStep(ctx.file, node, `reads ${detail}`, 'environment')])];

@@ -3,7 +3,7 @@
 // recording a TaintFlow when a value reaches a sink. The layers above add guards, statements, expressions and calls;
 // they call each other recursively, hence one class built in layers rather than separate objects.
 import { admitsLeadingDash, guardedKindOf, isGuarded, isRestrictivePattern, isSafeFlow, REMOTE_RESPONSE_SINKS, type SourceKind } from '../catalog.js';
-import type { FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
+import type { Capability, FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { containsOffset, isFunction, lineOf, locationOf, memberName, snippetOf, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
@@ -16,7 +16,8 @@ import { CallResolver, type Target } from './resolver.js';
 import { ClassModel, type Instance, type MethodLookup } from './classes.js';
 import { annotatedType, methodClasses } from './file-index.js';
 import { Scope, type FileContext } from './scope.js';
-import type { SinkArgument } from './sinks.js';
+import { staticPrefix, type SinkArgument } from './sinks.js';
+import { addCapability, atCall, functionRange, newReach, type Reach } from '../capabilities.js';
 import { exportedHandlersOf, fileHints, FUNCTION_BUDGET, type Ctx, type SinkSite, type Summary, type TaintOptions } from './engine-context.js';
 
 /** The receiver of a method call: an instance, or the class itself for a static method. */
@@ -31,6 +32,8 @@ export abstract class FunctionAnalysis {
   protected readonly inProgress = new Set<AstNode>();
   protected readonly helperChecks = new HelperCheckCache();
   protected readonly toolParams = new Map<string, ToolDefinition>();
+  /** What each tool's handler can do, by tool name (a dispatcher's branches each add to their tool's). */
+  readonly toolReach = new Map<string, Reach>();
 
   protected readonly resolver: CallResolver;
   protected readonly classes: ClassModel;
@@ -90,6 +93,8 @@ export abstract class FunctionAnalysis {
       params.some(significant) ||
       parent.anyTainted();
     if (!live && !this.mayMatter(fn, file)) return CLEAN;
+    // A tool's handler starts its tool's list; anything else adds to the list of whoever called it.
+    const reach = handler ? this.reachOfTool(handler.tool.name) : inherit.reach;
     const scope = new Scope(parent);
     const ctx: Ctx = {
       file,
@@ -100,9 +105,14 @@ export abstract class FunctionAnalysis {
       budget: inherit.budget ?? { left: FUNCTION_BUDGET },
       ...(inherit.currentTool !== undefined && { currentTool: inherit.currentTool }),
       ...(inherit.summary && { summary: inherit.summary }),
+      ...(reach && { reach }),
       ...((handler !== undefined || file.dispatchers.has(fn)) && { toolResult: { ...(handler && { tool: handler.tool.name }) } }),
       live,
     };
+    if (ctx.reach) {
+      const parsed = file.index.parsed;
+      ctx.reach.functions.add(functionRange(parsed.file.path, lineOf(parsed, fn.start), lineOf(parsed, fn.end)));
+    }
     const owner = methodClasses.get(fn);
     const self: Instance | undefined = owner ? { kind: 'class', info: owner, file } : fn.type === 'ArrowFunctionExpression' ? inherit.self : undefined;
     if (self) ctx.self = self;
@@ -202,17 +212,19 @@ export abstract class FunctionAnalysis {
   protected summaryOf(fn: AstNode, file: FileContext): Summary {
     const cached = this.summaries.get(fn);
     if (cached) return cached;
-    const summary: Summary = { sinks: [], returns: [] };
+    const summary: Summary = { sinks: [], returns: [], reach: newReach() };
     if (this.inProgress.has(fn)) return summary;
     this.inProgress.add(fn);
     const params: Taint[] = (fn.params ?? []).map((_: AstNode, index: number) => [newLabel({ kind: 'param', index })]);
-    summary.returns = [...this.analyzeFunction(fn, file, file.moduleScope, params, { summary })];
+    summary.returns = [...this.analyzeFunction(fn, file, file.moduleScope, params, { summary, reach: summary.reach })];
     this.inProgress.delete(fn);
     this.summaries.set(fn, summary);
     return summary;
   }
 
   protected applySummary(summary: Summary, args: Taint[], call: AstNode, ctx: Ctx, target: FileContext, display: string): Taint {
+    const reach = this.reachHere(ctx);
+    if (reach) this.mergeAt(reach, summary.reach, args, call, ctx);
     const crossFile = target !== ctx.file;
     const step: FlowStep = { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, call.start), note: `passed to ${display}()` };
     const combine = (outer: Label, inner: Label): Label => ({
@@ -377,7 +389,36 @@ export abstract class FunctionAnalysis {
       ...(ctx.currentTool !== undefined && { currentTool: ctx.currentTool }),
       ...(ctx.summary && { summary: ctx.summary }),
       ...(ctx.self && { self: ctx.self }),
+      ...(ctx.reach && { reach: ctx.reach }),
     };
+  }
+
+  protected reachOfTool(tool: string): Reach {
+    let reach = this.toolReach.get(tool);
+    if (!reach) this.toolReach.set(tool, (reach = newReach()));
+    return reach;
+  }
+
+  /** Where a capability found here belongs: the tool of a dispatcher's branch, else the body's own reach. */
+  protected reachHere(ctx: Ctx): Reach | undefined {
+    return ctx.currentTool !== undefined && !ctx.summary ? this.reachOfTool(ctx.currentTool) : ctx.reach;
+  }
+
+  /** Adds a callee's capabilities at a call, filling in the host of a request whose URL this call passes. */
+  private mergeAt(into: Reach, from: Reach, args: Taint[], call: AstNode, ctx: Ctx): void {
+    for (const fn of from.functions) into.functions.add(fn);
+    const location = locationOf(ctx.file.index.parsed, call);
+    const text = (index: number) => staticPrefix((call.arguments as AstNode[])[index], ctx.file.index);
+    const forwarded = (index: number) => {
+      const label = (args[index] ?? []).find((candidate) => candidate.origin.kind === 'param');
+      return label?.origin.kind === 'param' ? label.origin.index : undefined;
+    };
+    for (const capability of from.capabilities.values()) addCapability(into, atCall(capability, text, forwarded, location));
+  }
+
+  protected noteCapabilities(capabilities: readonly Capability[], ctx: Ctx): void {
+    const reach = this.reachHere(ctx);
+    if (reach) for (const capability of capabilities) addCapability(reach, capability);
   }
 
 }

@@ -19,6 +19,7 @@ import type { FileIndex } from './file-index.js';
 import { buildFileIndex, functionOwners, resolveRelativeImport } from './file-index.js';
 import { newScope, type FileContext } from './scope.js';
 import { TaintEngine } from './taint.js';
+import { attachCapabilities } from '../capabilities.js';
 
 // Every tool declaration of a supported framework contains one of these words; a file (or a subtree) without any of
 // them needs no extractor.
@@ -167,7 +168,9 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   for (const fact of facts) if (fact.kind === 'mcp-http-transport') fact.loads = moduleClosure(fact.location.file, indexes);
   facts.push(...handlerIdentityFacts(handlers.values(), (handler) => functionOwners.get(handler.node) ?? indexes.get(handler.tool.location.file)));
   options.signal?.throwIfAborted();
-  const flows = new TaintEngine({ files: contexts, tools: allTools }).run();
+  const engine = new TaintEngine({ files: contexts, tools: allTools });
+  const flows = engine.run();
+  attachCapabilities(allTools, engine.toolReach, facts);
   const diagnostics = unrecognisedShapes(indexes.values(), allTools);
   return { tools: dedupeTools(allTools), flows, facts, problems, parsedFiles: contexts.size, diagnostics };
 }

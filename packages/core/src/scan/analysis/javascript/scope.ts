@@ -26,6 +26,8 @@ export class Scope {
   readonly conditions = new Map<string, AstNode>();
   /** Local constants with a known text (`const command = "kubectl"`), for the sinks that care which program runs. */
   readonly constants = new Map<string, string>();
+  /** Local paths built from constant parts (`path.join(os.homedir(), '.bashrc')` as `~/.bashrc`), for capabilities. */
+  readonly paths = new Map<string, string>();
   /** The class instance a local holds (`const ev = new Evaluator()`, a typed parameter); null: declared, not known. */
   readonly instances = new Map<string, Instance | null>();
   /** Some variable of this scope holds a tainted value. */
@@ -69,6 +71,14 @@ export class Scope {
   findConstant(name: string): string | undefined {
     for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
       const text = scope.constants.get(name);
+      if (text !== undefined) return text;
+    }
+    return undefined;
+  }
+
+  findPath(name: string): string | undefined {
+    for (let scope: Scope | undefined = this.self(); scope; scope = scope.parent) {
+      const text = scope.paths.get(name);
       if (text !== undefined) return text;
     }
     return undefined;

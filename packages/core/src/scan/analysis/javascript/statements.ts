@@ -9,7 +9,13 @@ import { addStep, CLEAN, mapTaint, member, union } from './labels.js';
 import { rootIdentifier, type Ctx } from './engine-context.js';
 import { GuardDetection } from './guard-detection.js';
 
+/** Initialisers that may build a path from constant parts (`path.join(os.homedir(), '.bashrc')`, a template). */
+const PATH_SHAPES = new Set(['CallExpression', 'TemplateLiteral', 'BinaryExpression']);
+
 export abstract class StatementAnalysis extends GuardDetection {
+  /** Keeps the constant shape of a local path for the capabilities of the sinks it later reaches. */
+  protected abstract notePath(name: string, init: AstNode, ctx: Ctx): void;
+
   protected statements(statements: AstNode[], ctx: Ctx): void {
     for (const statement of statements) {
       if (ctx.budget.left <= 0) return;
@@ -35,8 +41,11 @@ export abstract class StatementAnalysis extends GuardDetection {
             ctx.scope.functions.set(declarator.id.name, init);
           }
           if (declarator.id.type === 'Identifier' && CONDITION_TYPES.has(init.type)) ctx.scope.conditions.set(declarator.id.name, init);
-          const text = declarator.id.type === 'Identifier' && node.kind === 'const' ? staticString(init, ctx.file.index) : undefined;
-          if (text !== undefined) ctx.scope.constants.set(declarator.id.name, text);
+          const text = declarator.id.type === 'Identifier' && (node.kind === 'const' || ctx.reach) ? staticString(init, ctx.file.index) : undefined;
+          if (text !== undefined && node.kind === 'const') ctx.scope.constants.set(declarator.id.name, text);
+          // A `let` may change later; for the capability list its first value is still the best guess of the path.
+          else if (text !== undefined && ctx.reach) ctx.scope.paths.set(declarator.id.name, text);
+          else if (declarator.id.type === 'Identifier' && ctx.reach && PATH_SHAPES.has(init.type)) this.notePath(declarator.id.name, init, ctx);
           this.bind(declarator.id, this.expr(declarator.init, ctx), ctx, true);
           if (declarator.id.type === 'Identifier') {
             ctx.scope.instances.set(declarator.id.name, this.classes.instanceOf(init, { file: ctx.file, scope: ctx.scope, ...(ctx.self && { self: ctx.self }) }) ?? null);

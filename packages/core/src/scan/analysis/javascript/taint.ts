@@ -4,9 +4,10 @@
 // return value) and the summary is reused at every call site. This top layer handles calls: sinks, sources and
 // sanitizers of libraries, route registrations, and calls into the package's own functions; the layers below are
 // functions.ts, guard-detection.ts, statements.ts and expressions.ts.
-import type { TaintFlow } from '../../model.js';
+import type { Capability, TaintFlow } from '../../model.js';
+import { sinkCapabilities, URL_PARAMS } from '../capabilities.js';
 import type { AstNode } from './ast.js';
-import { isFunction, lineOf, memberName, unwrap } from './ast.js';
+import { isFunction, lineOf, locationOf, memberName, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
 import { staticString, staticValue } from './file-index.js';
@@ -16,7 +17,7 @@ import type { Taint } from './labels.js';
 import { addStep, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union, withoutSecrets } from './labels.js';
 import type { FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
-import { escapesRegexSyntax, instanceSinks, sinkArguments } from './sinks.js';
+import { escapesRegexSyntax, instanceSinks, sinkArguments, staticPrefix } from './sinks.js';
 import { FUNCTION_BUDGET, hasFixedHost, rootIdentifier, SENSITIVE_PATH, type Ctx } from './engine-context.js';
 import { ExpressionAnalysis } from './expressions.js';
 
@@ -121,7 +122,10 @@ export class TaintEngine extends ExpressionAnalysis {
     const instance = method !== undefined && !libraryCall ? this.receiverOf(calleeNode, ctx) : undefined;
     // `new k8s.Exec(kc).exec(ns, pod, container, command, …)`: a library class's method the catalogue lists as a sink.
     if (instance?.owner.kind === 'library' && method !== undefined) sinks.push(...instanceSinks(instance.owner.module, instance.owner.name, method, node, textOf));
-    if (sinks.length) this.sinkFlows(sinks, argTaints, callee, node, ctx);
+    if (sinks.length) {
+      this.sinkFlows(sinks, argTaints, callee, node, ctx);
+      if (this.reachHere(ctx)) this.noteCapabilities(this.sinkReach(sinks, argTaints, callee, node, ctx, textOf), ctx);
+    }
     result = union(result, this.remoteData(callee, method, sinks, argTaints, node, ctx));
     // `c.req.query('x')`, `await request.json()`, `req.get('host')`: a request's data methods return the client's input.
     if (method && holdsRequest(receiver)) return union(result, member(receiver, method));
@@ -321,6 +325,71 @@ export class TaintEngine extends ExpressionAnalysis {
     }
     if (name === 'promisify') return CLEAN;
     return undefined;
+  }
+
+  /**
+   * What a call's sinks let the tool do, whatever reaches them: the path of a file sink, the program and constant
+   * words of a command, the host of a request (see capabilities.ts).
+   */
+  protected sinkReach(sinks: SinkArgument[], argTaints: Map<AstNode, Taint>, callee: Callee, call: AstNode, ctx: Ctx, textOf: (node: AstNode | undefined) => string | undefined): Capability[] {
+    const location = locationOf(ctx.file.index.parsed, call);
+    const out: Capability[] = [];
+    const commands = sinks.filter((sink) => sink.kind === 'command');
+    if (commands.length) {
+      const words = commands.map((sink) => textOf(sink.node) ?? staticPrefix(sink.node, ctx.file.index) ?? '*');
+      const program = commands.find((sink) => sink.program !== undefined)?.program;
+      out.push(...sinkCapabilities({ kind: 'command', callee: callee.display, location, command: words.join(' '), ...(program !== undefined && { program }) }));
+    }
+    const seen = new Set<string>();
+    for (const sink of sinks) {
+      if (sink.kind === 'command' || seen.has(sink.kind)) continue;
+      seen.add(sink.kind);
+      const file = sink.kind === 'file-read' || sink.kind === 'file-write';
+      const path = file ? this.pathText(sink.node, ctx, 0) : undefined;
+      const target = sink.target ?? (sink.isUrl ? staticPrefix(sink.node, ctx.file.index) : undefined);
+      const found = sinkCapabilities({ kind: sink.kind, callee: callee.display, location, ...(path !== undefined && { path }), ...(target !== undefined && { target }) });
+      // `fetch(url)` in a helper: the caller's argument names the host (see `mergeAt`).
+      const param = sink.isUrl && target === undefined ? argTaints.get(sink.node)?.find((label) => label.origin.kind === 'param' && !label.embedded) : undefined;
+      if (param?.origin.kind === 'param') for (const capability of found) URL_PARAMS.set(capability, param.origin.index);
+      out.push(...found);
+    }
+    return out;
+  }
+
+  protected notePath(name: string, init: AstNode, ctx: Ctx): void {
+    const text = this.pathText(init, ctx, 0);
+    if (/[A-Za-z]/.test(text.replace(/\*/g, ''))) ctx.scope.paths.set(name, text);
+  }
+
+  /** A path as far as it is constant, for capabilities: `~/.bashrc` of `path.join(os.homedir(), RC)`, `*` where unknown. */
+  protected pathText(node: AstNode | undefined, ctx: Ctx, depth: number): string {
+    const value = unwrap(node);
+    if (!value || depth > 4) return '*';
+    const text = staticString(value, ctx.file.index) ?? this.localConstant(value, ctx);
+    if (text !== undefined) return text;
+    if (value.type === 'Identifier') {
+      const local = ctx.scope.findPath(value.name);
+      if (local !== undefined) return local;
+      const declared = ctx.file.index.variables.get(value.name);
+      return declared ? this.pathText(declared, ctx, depth + 1) : this.pathPart(value, ctx);
+    }
+    if (value.type === 'TemplateLiteral') {
+      let out = value.quasis[0]?.value.cooked ?? '';
+      value.expressions.forEach((expression: AstNode, position: number) => {
+        out += this.pathText(expression, ctx, depth + 1) + (value.quasis[position + 1]?.value.cooked ?? '');
+      });
+      return out;
+    }
+    if (value.type === 'BinaryExpression' && value.operator === '+') return this.pathText(value.left, ctx, depth + 1) + this.pathText(value.right, ctx, depth + 1);
+    if (value.type === 'CallExpression') {
+      const callee = resolveCallee(value.callee, ctx.file.index);
+      // The temporary directory is the server's scratch space (see the rule's treatment of caches).
+      if (callee.name === 'tmpdir' && (callee.module === 'os' || callee.module === 'global:os')) return '/tmp';
+      if ((callee.module === 'path' || callee.module === 'global:path' || callee.module === 'node:path') && PATH_JOINERS.has(callee.name)) {
+        return (value.arguments as AstNode[]).map((arg) => this.pathText(arg, ctx, depth + 1)).join('/').replace(/\/+/g, '/');
+      }
+    }
+    return this.pathPart(value, ctx);
   }
 
   /** A path built from literals and the home directory that names a credential store, e.g. `~/.ssh/id_rsa`. */

@@ -120,7 +120,10 @@ export abstract class ExpressionScope extends SinkScope {
         return this.subscript(node);
       case 'attribute': {
         const name = dottedName(node);
-        if (name && qualify(this.module, name) === 'os.environ') return [envTaint(this.module.path, node)];
+        if (name && qualify(this.module, name) === 'os.environ') {
+          this.noteEnv(node);
+          return [envTaint(this.module.path, node)];
+        }
         const object = node.childForFieldName('object');
         const member = node.childForFieldName('attribute')?.text;
         return object
@@ -243,8 +246,11 @@ export abstract class ExpressionScope extends SinkScope {
   protected subscript(node: Node): Taint[] {
     const value = node.childForFieldName('value');
     const index = node.childForFieldName('subscript');
-    if (value && this.isEnviron(value)) return this.namedVariable(index, node);
     if (!value) return [];
+    if (this.isEnviron(value)) {
+      this.noteEnv(node);
+      return this.namedVariable(index, node);
+    }
     const picked = this.pick(value, index ? stringValue(index) : undefined, node);
     // `token[:4]`, `key[-4:]`: a part of a secret is a masked form of it.
     return index?.type === 'slice' ? withSanitizer(picked, 'masked') : picked;
@@ -309,6 +315,7 @@ export abstract class ExpressionScope extends SinkScope {
     if (partial) return this.callPartial(node, partial, args, argTaints, keywordTaints);
 
     const sinkKind = this.sinks(node, { written: written ?? callee.text, qualified, method, object, receiverType, args, argTaints, keywordTaints, receiver });
+    if (this.reach) this.noteReach(node, { written: written ?? callee.text, qualified, method, object, receiverType, args }, sinkKind);
     // What a process, a database or a remote server answers is not the caller's value any more.
     if (sinkKind === 'network') {
       // The answer of a server at an address an outsider chose is theirs: judged where it runs (command, code, pickle).
@@ -352,8 +359,14 @@ export abstract class ExpressionScope extends SinkScope {
       }
     }
     // One named variable is configuration, not a dump of the environment.
-    if (method === 'get' && object && this.isEnviron(object)) return this.namedVariable(args.positional[0], node);
-    if (qualified === 'os.getenv') return this.namedVariable(args.positional[0], node);
+    if (method === 'get' && object && this.isEnviron(object)) {
+      this.noteEnv(node);
+      return this.namedVariable(args.positional[0], node);
+    }
+    if (qualified === 'os.getenv') {
+      this.noteEnv(node);
+      return this.namedVariable(args.positional[0], node);
+    }
     if (method === 'get' && object && args.positional[0]) {
       const key = stringValue(args.positional[0]);
       if (key !== undefined) return union(this.pick(object, key, node), ...argTaints.slice(1));
@@ -523,6 +536,7 @@ export abstract class ExpressionScope extends SinkScope {
       });
     };
     const boundNodes = parameters.map((name, index) => (index < offset ? undefined : (args.positional[index - offset] ?? args.keywords.get(name))));
+    if (this.reach && summary.reach) this.mergeAt(this.reach, summary.reach, node, boundNodes);
     for (const hit of summary.hits) {
       const destination = this.engine.destinationParam.get(hit.sink);
       const sink = destination === undefined ? hit.sink : this.destinationAt(hit.sink, boundNodes[destination]);

@@ -13,6 +13,7 @@ import { pythonHandlerIdentityFacts } from './identity.js';
 import { errorShare, MAX_ERROR_SHARE, pythonParser } from './parser.js';
 import { indexModule, PyProgram, type PyExtraction, type PyHandler } from './program.js';
 import { analyzeTaint } from './taint.js';
+import { attachCapabilities, type Reach } from '../capabilities.js';
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -30,6 +31,7 @@ export const pythonAnalyzer: LanguageAnalyzer = {
     const handlers: PyHandler[] = [];
     let flows: TaintFlow[] = [];
     const facts: CodeFact[] = [];
+    const toolReach = new Map<string, Reach>();
     try {
       for (const file of files) {
         options.signal?.throwIfAborted();
@@ -79,7 +81,7 @@ export const pythonAnalyzer: LanguageAnalyzer = {
 
       options.signal?.throwIfAborted();
       try {
-        flows = analyzeTaint(program, handlers);
+        flows = analyzeTaint(program, handlers, toolReach);
       } catch (error) {
         problems.push({ file: '', message: `python dataflow failed: ${message(error)}`, kind: 'failed' });
       }
@@ -96,6 +98,7 @@ export const pythonAnalyzer: LanguageAnalyzer = {
           problems.push({ file: module.path, message: `python code facts failed: ${message(error)}`, kind: 'failed' });
         }
       }
+      attachCapabilities(tools, toolReach, facts);
       return { tools, flows, facts, problems, parsedFiles: program.modules.length };
     } finally {
       for (const module of program.modules) module.tree.delete();

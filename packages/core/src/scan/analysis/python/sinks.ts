@@ -31,7 +31,8 @@ import {
 import { LOG_METHODS, LOGGER_NAME } from '../catalog.js';
 import { qualify } from './program.js';
 import { GuardScope } from './guards.js';
-import { callArguments, dottedName, stringValue, type CallArguments, type Node } from './syntax.js';
+import { callArguments, dottedName, location, snippet, stringValue, type CallArguments, type Node } from './syntax.js';
+import { addCapability, atCall, envCapability, sinkCapabilities, URL_PARAMS, type Reach, type SinkFacts } from '../capabilities.js';
 import { baseIdentifier, derive, fixedHostOf, placeInArgv, union, type SinkInfo, type Taint } from './values.js';
 
 export abstract class SinkScope extends GuardScope {
@@ -212,6 +213,82 @@ export abstract class SinkScope extends GuardScope {
       this.report(this.sinkAt(node, /[wax+]/.test(mode) ? 'file-write' : 'file-read', written), receiver);
     }
     return undefined;
+  }
+
+  // ─── Capabilities ─────────────────────────────────────────────────────────────────────────────
+
+  /** What a sink reached from a tool lets it do, whatever reaches it: its path, command words or host (capabilities.ts). */
+  protected noteReach(
+    node: Node,
+    call: { written: string; qualified: string | undefined; method: string | undefined; object: Node | null | undefined; receiverType: string | undefined; args: CallArguments },
+    sinkKind: SinkKind | undefined,
+  ): void {
+    const { written, qualified, method, object, receiverType, args } = call;
+    const first = args.positional[0] ?? args.keywords.get('file') ?? args.keywords.get('path') ?? args.keywords.get('src');
+    const location = { file: this.module.path, line: node.startPosition.row + 1, column: node.startPosition.column + 1 };
+    const pathOf = (target: Node | null | undefined): string | undefined => (target ? this.staticPath(target, 0, true) : undefined);
+    let kind = sinkKind;
+    let path: string | undefined;
+    const opened = qualified !== undefined && OPEN_CALLS.has(qualified) ? 'call' : method === 'open' && receiverType === 'pathlib.Path' ? 'method' : undefined;
+    if (opened) {
+      const mode = stringValue(opened === 'call' ? (args.positional[1] ?? args.keywords.get('mode')) : (args.positional[0] ?? args.keywords.get('mode'))) ?? 'r';
+      kind = /[wax+]/.test(mode) ? 'file-write' : 'file-read';
+      path = pathOf(opened === 'call' ? first : object);
+    } else if (kind === 'file-read' || kind === 'file-write') {
+      // `Path(...).write_text(x)`: the path is the receiver; `os.remove(p)`, `shutil.copy(a, b)`: the first argument.
+      const onReceiver = object && method && (PATH_READ_METHODS.has(method) || PATH_WRITE_METHODS.has(method)) && !(qualified && (FILE_WRITE_CALLS.has(qualified) || FILE_READ_CALLS.has(qualified) || FILE_MOVE_CALLS.has(qualified) || FILE_COPY_CALLS.has(qualified)));
+      path = pathOf(onReceiver ? object : qualified && FILE_COPY_CALLS.has(qualified) ? (args.positional[1] ?? first) : first);
+    }
+    if (!kind) return;
+    // `(CACHE_DIR / name).write_text`: a long receiver expression is shown by its method only.
+    const callee = written.length > 40 && method ? `….${method}` : written;
+    const facts: SinkFacts = { kind, callee, location, ...(path !== undefined && { path }) };
+    if (kind === 'command') {
+      const command = args.positional[0] ?? args.keywords.get('args') ?? args.keywords.get('cmd');
+      const words = command?.type === 'list' || command?.type === 'tuple' ? command.namedChildren.filter((item): item is Node => item !== null) : command ? [command] : [];
+      const texts = words.map((word) => {
+        const text = this.staticText(word);
+        return text.complete ? text.text : text.text ? `${text.text}*` : '*';
+      });
+      if (texts.length) facts.command = texts.join(' ');
+    }
+    if (kind === 'network' || kind === 'network-send') {
+      const client = receiverType ?? (qualified ? qualified.split('.').slice(0, -1).join('.') : undefined);
+      const urlIndex = method === 'request' || method === 'stream' ? 1 : 0;
+      const urlNode = args.positional[client && HTTP_CLIENT_TYPES.has(client) ? urlIndex : 0] ?? args.keywords.get('url');
+      const text = urlNode ? this.staticText(urlNode) : undefined;
+      const base = object ? this.clientBase(object) : undefined;
+      const target = text?.complete && /^[a-z][a-z0-9+.-]*:/i.test(text.text) ? text.text : (fixedHostOf(text?.text ?? '') ?? base);
+      if (target) facts.target = target;
+      // `http.get(url)` in a helper: each caller's argument names the host.
+      const param = !target && urlNode?.type === 'identifier' ? this.parameterIndex.get(urlNode.text) : undefined;
+      for (const capability of sinkCapabilities(facts)) {
+        if (param !== undefined) URL_PARAMS.set(capability, param);
+        addCapability(this.reach!, capability);
+      }
+      return;
+    }
+    for (const capability of sinkCapabilities(facts)) addCapability(this.reach!, capability);
+  }
+
+  /** Adds a callee's capabilities at a call, with the host of a request whose URL this call passes (capabilities.ts `atCall`). */
+  protected mergeAt(into: Reach, from: Reach, call: Node, boundNodes: Array<Node | undefined>): void {
+    for (const fn of from.functions) into.functions.add(fn);
+    const text = (index: number): string | undefined => {
+      const bound = boundNodes[index];
+      return bound ? this.staticText(bound).text || undefined : undefined;
+    };
+    const forwarded = (index: number): number | undefined => {
+      const bound = boundNodes[index];
+      return bound?.type === 'identifier' ? this.parameterIndex.get(bound.text) : undefined;
+    };
+    const at = location(this.module.path, call);
+    for (const capability of from.capabilities.values()) addCapability(into, atCall(capability, text, forwarded, at));
+  }
+
+  /** The environment read here (`os.environ[...]`, `os.getenv`), for the reaching tool's capabilities. */
+  protected noteEnv(node: Node): void {
+    if (this.reach) addCapability(this.reach, envCapability(snippet(node).slice(0, 60), location(this.module.path, node)));
   }
 
   /** `curl -d "$(cat ~/.ssh/id_rsa)" https://…` through subprocess: secrets handed to a network tool leave the process too. */

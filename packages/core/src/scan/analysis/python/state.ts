@@ -3,6 +3,7 @@
 // The walk is layered: ScopeState (this file) → GuardScope (guards.ts) → SinkScope (sinks.ts) → ExpressionScope
 // (expressions.ts) → Scope (scope.ts, statements); each layer only calls downwards, plus `expression` and `assign`.
 import type { FlowStep, SinkKind } from '../../model.js';
+import type { Reach } from '../capabilities.js';
 import { KNOWN_TYPES } from './catalog.js';
 import { attributeClass, classOfType, classType, instanceClass, resolveClass, type PyClass } from './classes.js';
 import { qualify, resolveConstant, type PyModule, type PyProgram } from './program.js';
@@ -38,6 +39,8 @@ export abstract class ScopeState {
   /** Each `return` with what it returns: in a tool handler that is the tool's result (a sink for secrets). */
   readonly returnSites: ReturnSite[] = [];
   readonly hits: SinkHit[] = [];
+  /** Where the capabilities of this walk go: the summarised function's, or the dispatched tool's (capabilities.ts). */
+  reach?: Reach;
 
   constructor(
     readonly engine: TaintContext,
@@ -84,33 +87,37 @@ export abstract class ScopeState {
     return text.includes('/') ? sensitiveTaint(this.module.path, node, text) : undefined;
   }
 
-  protected staticPath(node: Node, depth: number): string {
+  /** `locals`: also follow what a local name was last assigned (capabilities only; the dataflow has the local's taint). */
+  protected staticPath(node: Node, depth: number, locals = false): string {
     if (depth > 8) return '*';
     const literal = stringValue(node);
     if (literal !== undefined) return literal;
     switch (node.type) {
       case 'identifier': {
+        const assigned = locals && this.env.has(node.text) ? this.assignedValues.get(node.text) : undefined;
+        if (assigned) return this.staticPath(assigned, depth + 1, locals);
         const constant = this.env.has(node.text) ? undefined : this.module.constants.get(node.text);
-        return constant ? this.staticPath(constant, depth + 1) : '*';
+        return constant ? this.staticPath(constant, depth + 1, locals) : '*';
       }
       case 'parenthesized_expression':
-        return node.namedChildren[0] ? this.staticPath(node.namedChildren[0], depth + 1) : '*';
+        return node.namedChildren[0] ? this.staticPath(node.namedChildren[0], depth + 1, locals) : '*';
       case 'binary_operator': {
         const left = node.childForFieldName('left');
         const right = node.childForFieldName('right');
-        return `${left ? this.staticPath(left, depth + 1) : '*'}/${right ? this.staticPath(right, depth + 1) : '*'}`;
+        return `${left ? this.staticPath(left, depth + 1, locals) : '*'}/${right ? this.staticPath(right, depth + 1, locals) : '*'}`;
       }
       case 'call': {
         const callee = node.childForFieldName('function');
         const name = qualify(this.module, dottedName(callee) ?? '');
         const args = callArguments(node).positional;
         if (name === 'pathlib.Path.home' || (name === 'os.path.expanduser' && args[0] === undefined)) return '~';
+        if (name === 'tempfile.gettempdir') return '/tmp';
         if (name === 'os.path.join' || name === 'posixpath.join' || name === 'pathlib.Path' || name === 'os.path.expanduser') {
-          return args.map((arg) => this.staticPath(arg, depth + 1)).join('/');
+          return args.map((arg) => this.staticPath(arg, depth + 1, locals)).join('/');
         }
         if (callee?.type === 'attribute' && /^(expanduser|resolve|absolute|joinpath)$/.test(callee.childForFieldName('attribute')?.text ?? '')) {
-          const receiver = this.staticPath(callee.childForFieldName('object')!, depth + 1);
-          return [receiver, ...args.map((arg) => this.staticPath(arg, depth + 1))].join('/');
+          const receiver = this.staticPath(callee.childForFieldName('object')!, depth + 1, locals);
+          return [receiver, ...args.map((arg) => this.staticPath(arg, depth + 1, locals))].join('/');
         }
         return '*';
       }

@@ -2,6 +2,7 @@
 // which dangerous calls. Each function is summarised once (parameters as symbolic sources): the summary says which
 // parameters reach which sinks and which flow into the return value, so a call site only substitutes its arguments.
 import type { TaintFlow } from '../../model.js';
+import { functionRange, mergeReach, newReach, type Reach } from '../capabilities.js';
 import { EXECUTING_SINKS, NON_INPUT_SINKS, ORIGIN_WORDS, OUTBOUND_WORDS, SKIPPED_AT_MODULE_LEVEL } from './catalog.js';
 import type { PyHandler, PyModule, PyProgram } from './program.js';
 import { classType, enclosingClass } from './classes.js';
@@ -11,7 +12,7 @@ import { functionParameters, location, parameterName, snippet, splatParameters, 
 import { inputTaint, placeInArgv, requestTaint, substitute, type ReturnSite, type SinkInfo, type Summary, type Taint, type TaintContext } from './values.js';
 
 /** Runs the dataflow over a parsed package: summaries on demand from the handlers, plus a sweep for secrets, environment dumps and decoded payloads. */
-export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[]): TaintFlow[] {
+export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[], toolReach?: Map<string, Reach>): TaintFlow[] {
   const engine = new TaintEngine(program);
   for (const module of program.modules) {
     if (ORIGIN_WORDS.test(module.file.text ?? '')) engine.analyzeModuleBody(module);
@@ -38,6 +39,7 @@ export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[])
     mentions = new RegExp(`\\b(${[...returning].join('|')})\\s*\\(`);
   }
   for (const handler of handlers) engine.analyzeHandler(handler);
+  if (toolReach) for (const [tool, reach] of engine.toolReach) toolReach.set(tool, reach);
   for (const route of findRoutes(program)) engine.analyzeRoute(route);
   return engine.flows;
 }
@@ -51,7 +53,16 @@ class TaintEngine implements TaintContext {
   private readonly inProgress = new Set<string>();
   private readonly moduleValues = new Map<string, Taint[]>();
 
+  /** What each tool's handler can do, by tool name. */
+  readonly toolReach = new Map<string, Reach>();
+
   constructor(readonly program: PyProgram) {}
+
+  reachOf(tool: string): Reach {
+    let reach = this.toolReach.get(tool);
+    if (!reach) this.toolReach.set(tool, (reach = newReach()));
+    return reach;
+  }
 
   emit(sink: SinkInfo, taint: Taint): void {
     // A whole tools/call request is not a value anyone chose: only its arguments are.
@@ -109,9 +120,11 @@ class TaintEngine implements TaintContext {
     const first = functionParameters(definition)[0];
     const receiver = first ? parameterName(first) : undefined;
     if (owner && (receiver === 'self' || receiver === 'cls')) scope.types.set(receiver, classType(owner));
+    scope.reach = newReach();
+    scope.reach.functions.add(functionRange(module.path, definition.startPosition.row + 1, definition.endPosition.row + 1));
     const body = definition.childForFieldName('body');
     if (body) scope.block(body);
-    const result = { returns: scope.returns, hits: scope.hits, returnSites: scope.returnSites };
+    const result = { returns: scope.returns, hits: scope.hits, returnSites: scope.returnSites, reach: scope.reach };
     this.inProgress.delete(key);
     this.summaries.set(key, result);
     return result;
@@ -173,6 +186,7 @@ class TaintEngine implements TaintContext {
     if (handler.kind === 'function') {
       const parameters = functionParameters(handler.definition);
       const summary = this.summary(handler.module, handler.definition);
+      if (summary.reach) mergeReach(this.reachOf(handler.tool), summary.reach);
       for (const hit of summary.hits) {
         const parameter = parameters[hit.taint.param!.index];
         const name = parameter ? parameterName(parameter) : undefined;
@@ -202,6 +216,7 @@ class TaintEngine implements TaintContext {
       const requests = parameters.slice(offset).filter((name) => !/^(ctx|context)$/.test(name));
       const scope = new Scope(this, handler.module, { tool: handler.tool, names: new Set(handler.nameExpression ? [handler.nameExpression] : []) });
       for (const name of requests) scope.env.set(name, [argumentsTaint(true)]);
+      scope.reach = this.reachOf(handler.tool);
       const body = handler.definition.childForFieldName('body');
       if (body) scope.block(body);
       this.emitResults(handler, scope.returnSites, handler.tool);
@@ -212,6 +227,7 @@ class TaintEngine implements TaintContext {
     if (!nameParam || !argumentsParam) return;
     const scope = new Scope(this, handler.module, { tool: handler.tool, names: new Set([nameParam]) });
     scope.env.set(argumentsParam, [argumentsTaint(false)]);
+    scope.reach = this.reachOf(handler.tool);
     const body = handler.definition.childForFieldName('body');
     if (body) scope.block(body);
     this.emitResults(handler, scope.returnSites, handler.tool);

@@ -1,5 +1,6 @@
 // The values the Python dataflow passes around: a taint (where a value comes from, how it was built, which guards it
 // passed), the sinks it reaches, function summaries, and the pure operations that combine them.
+import type { Reach } from '../capabilities.js';
 import type { FlowStep, TaintFlow, ToolParameter } from '../../model.js';
 import { FIXED_HOST, SENSITIVE_PATH } from './catalog.js';
 import { isRestrictivePattern, type ArgvRole } from '../catalog.js';
@@ -76,6 +77,8 @@ export interface Summary {
   returns: Taint[];
   hits: SinkHit[];
   returnSites?: ReturnSite[];
+  /** What the function and its callees can do, whatever their arguments (capabilities.ts). */
+  reach?: Reach;
 }
 
 const MAX_TAINTS = 24;
