@@ -224,6 +224,8 @@ export abstract class FunctionAnalysis {
       realpath: outer.realpath || inner.realpath,
       hostFixed: outer.hostFixed || inner.hostFixed,
       ...((outer.prefixed || inner.prefixed) && { prefixed: true }),
+      // What the callee made of it (encoded, decoded); a value it returns unchanged stays what the caller had.
+      ...((inner.segment ?? (inner.embedded ? undefined : outer.segment)) !== undefined && { segment: inner.segment ?? outer.segment }),
       // Where the callee stored the value in what it returns; else wherever the caller's value already sat.
       ...((inner.field ?? outer.field) !== undefined && { field: inner.field ?? outer.field }),
     });

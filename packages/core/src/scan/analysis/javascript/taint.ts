@@ -10,10 +10,10 @@ import { isFunction, lineOf, memberName, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
 import { staticString, staticValue } from './file-index.js';
-import { removesAllButSafeCharacters } from './guards.js';
+import { removesAllButSafeCharacters, removesSeparators } from './guards.js';
 import { mayRegisterRoutes, returnsRemoteData, routeHandlers } from './http.js';
 import type { Taint } from './labels.js';
-import { addStep, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union } from './labels.js';
+import { addStep, asSegment, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union } from './labels.js';
 import type { FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
 import { escapesRegexSyntax, instanceSinks, sinkArguments } from './sinks.js';
@@ -159,6 +159,7 @@ export class TaintEngine extends ExpressionAnalysis {
       if ((method === 'replace' || method === 'replaceAll') && removesAllButSafeCharacters(args[0])) {
         return union(result, sanitize(receiver, 'character-allowlist'));
       }
+      if ((method === 'replace' || method === 'replaceAll') && removesSeparators(args[0], args[1], ctx.file.index)) return union(result, asSegment(receiver, true));
       result = union(result, receiver);
       if (method === 'concat' || method === 'replace' || method === 'replaceAll' || method === 'join' || method === 'padStart' || method === 'padEnd') {
         result = embed(union(result, positional.reduce(union, CLEAN)));
@@ -277,7 +278,7 @@ export class TaintEngine extends ExpressionAnalysis {
       const combined = all();
       const sensitive = this.sensitivePath(node, ctx);
       if (sensitive) return [newLabel({ kind: 'sensitive-path', detail: sensitive })];
-      if (name === 'basename') return sanitize(combined, 'basename');
+      if (name === 'basename') return asSegment(sanitize(combined, 'basename'), true);
       if (PATH_JOINERS.has(name) && args.length > 1) return embed(combined);
       return combined;
     }
@@ -296,7 +297,9 @@ export class TaintEngine extends ExpressionAnalysis {
     if (!callee.receiver && module === undefined) {
       if (NUMERIC.has(name)) return sanitize(all(), 'numeric');
       if (name === 'Boolean') return CLEAN;
-      if (name === 'encodeURIComponent' && this.encodedFileNames.has(node)) return sanitize(all(), 'encoded-file-name');
+      // No `/` or `\\` survives the encoding (`..` does); decoding brings them back.
+      if (name === 'encodeURIComponent') return asSegment(all(), true);
+      if (name === 'decodeURIComponent' || name === 'decodeURI' || name === 'unescape') return asSegment(all(), false);
       if (VALUE_FUNCTIONS.has(name)) return all();
       if (name === 'require') return CLEAN;
     }
