@@ -9,7 +9,9 @@ import type { AstNode } from './ast.js';
 import { isFunction, lineOf, memberName, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
-import { staticString, staticValue } from './file-index.js';
+import { staticString } from './file-index.js';
+import { shownDecoded } from '../decode.js';
+import { decodeStatically, DECODING_CALLS, xorOfConstants } from './decoder.js';
 import { removesAllButSafeCharacters, removesSeparators } from './guards.js';
 import { mayRegisterRoutes, returnsRemoteData, routeHandlers } from './http.js';
 import type { Taint } from './labels.js';
@@ -21,8 +23,6 @@ import { FUNCTION_BUDGET, hasFixedHost, rootIdentifier, SENSITIVE_PATH, type Ctx
 import { ExpressionAnalysis } from './expressions.js';
 
 export type { TaintOptions } from './engine-context.js';
-
-const DECODE_ENCODINGS = new Set(['base64', 'base64url', 'hex']);
 
 const ARRAY_CALLBACKS = new Set(['map', 'forEach', 'filter', 'flatMap', 'some', 'every', 'find', 'findIndex', 'findLast', 'then', 'sort']);
 const RESULT_FROM_CALLBACK = new Set(['map', 'flatMap', 'then']);
@@ -245,33 +245,16 @@ export class TaintEngine extends ExpressionAnalysis {
     const index = ctx.file.index;
     const all = (): Taint => positional.reduce(union, CLEAN);
     const { module, name } = callee;
-    // Decoded constants: Buffer.from('…', 'base64'), atob('…'), String.fromCharCode(104, 105)
-    if (module === 'global:Buffer' && name === 'from') {
-      const encoding = staticString(args[1], index);
-      const text = staticString(args[0], index);
-      if (text !== undefined && encoding !== undefined && DECODE_ENCODINGS.has(encoding)) {
-        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, encoding as BufferEncoding).toString('utf8') }, [this.sourceStep(ctx.file, node, `decodes a ${encoding} literal`, 'decoded-constant')])];
+    // Decoded constants: Buffer.from('…', 'base64'), atob('…'), String.fromCharCode(...codes), a reversed or XOR-ed
+    // literal, and chains of them, evaluated on the literals so the finding shows the text.
+    if (DECODING_CALLS.has(name)) {
+      const decoded = decodeStatically(node, index);
+      // Three characters or fewer is a separator or a newline, not a payload.
+      if (decoded && decoded.text.length > 3) return [newLabel({ kind: 'decoded-constant', detail: shownDecoded(decoded.text) }, [this.sourceStep(ctx.file, node, `decodes a literal (${decoded.ops.join(' → ')})`, 'decoded-constant')])];
+      if (module === 'global:String' && name === 'fromCharCode' && xorOfConstants(args, index)) {
+        return [newLabel({ kind: 'decoded-constant', detail: 'character codes XOR-ed with a constant key (not evaluated)' }, [this.sourceStep(ctx.file, node, 'decodes XOR-ed character codes', 'decoded-constant')])];
       }
-      const bytes = staticValue(args[0], index);
-      if (Array.isArray(bytes) && bytes.length > 3 && bytes.every((b) => typeof b === 'number')) {
-        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(bytes as number[]).toString('utf8') }, [this.sourceStep(ctx.file, node, 'decodes a byte array', 'decoded-constant')])];
-      }
-      return all();
-    }
-    if (!callee.receiver && name === 'atob' && module === undefined) {
-      const text = staticString(args[0], index);
-      if (text !== undefined) return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, 'base64').toString('utf8') }, [this.sourceStep(ctx.file, node, 'decodes a base64 literal', 'decoded-constant')])];
-      return all();
-    }
-    if (module === 'global:String' && name === 'fromCharCode') {
-      const codes: number[] = [];
-      for (const arg of args) {
-        const value = staticValue(arg.type === 'SpreadElement' ? arg.argument : arg, index);
-        if (typeof value === 'number') codes.push(value);
-        else if (Array.isArray(value) && value.every((v) => typeof v === 'number')) codes.push(...(value as number[]));
-        else return all();
-      }
-      return codes.length > 3 ? [newLabel({ kind: 'decoded-constant', detail: String.fromCharCode(...codes) }, [this.sourceStep(ctx.file, node, 'decodes char codes', 'decoded-constant')])] : CLEAN;
+      if ((module === 'global:Buffer' && name === 'from') || (!callee.receiver && name === 'atob' && module === undefined) || module === 'global:String') return all();
     }
     if ((module === 'os' && name === 'homedir') || (module === 'global:os' && name === 'homedir')) return CLEAN;
     if (module === 'path' || module === 'global:path' || module === 'upath') {

@@ -107,7 +107,7 @@ export const OUTBOUND_WORDS = /\b(exec|eval|compile|system|popen|subprocess|spaw
 
 /** Text that can produce an origin other than tool input: the environment, a secret's path, a decoder. */
 export const ORIGIN_WORDS =
-  /environ|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs\.decode|decompress|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|git-credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Google.Chrome|\.mozilla|Keychains|gnupg/;
+  /environ|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs\.(de|en)code|decompress|\bchr\(|\bbytes\(|\[::-1\]|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|git-credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Google.Chrome|\.mozilla|Keychains|gnupg/;
 
 /** Calls whose arguments are a size or a count (CWE-400): `range(n)`, `bytearray(n)`, `os.urandom(n)`. */
 export const ALLOCATION_CALLS = new Set(['range', 'bytearray', 'os.urandom', 'secrets.token_bytes', 'secrets.token_hex', 'secrets.token_urlsafe', 'itertools.repeat', 'numpy.zeros', 'numpy.ones', 'numpy.empty']);

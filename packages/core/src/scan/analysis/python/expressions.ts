@@ -320,9 +320,9 @@ export abstract class ExpressionScope extends SinkScope {
     }
 
     // Origins produced by the call itself.
+    const decoded = qualified || method ? this.decodedConstant(node, qualified, method, args) : undefined;
+    if (decoded) return [decoded];
     if (qualified) {
-      const decoded = this.decodedConstant(node, qualified, args);
-      if (decoded) return [decoded];
       if (method === 'copy' && object && qualify(this.module, dottedName(object) ?? '') === 'os.environ') return [envTaint(this.module.path, node)];
     }
     const allArgs = union(...argTaints, ...keywordTaints.values(), ...splatTaints);

@@ -29,25 +29,33 @@ import {
   YAML_LOAD,
 } from './catalog.js';
 import { qualify } from './program.js';
+import { shownDecoded } from '../decode.js';
+import { decodePython } from './decoder.js';
 import { GuardScope } from './guards.js';
 import { callArguments, dottedName, stringValue, type CallArguments, type Node } from './syntax.js';
 import { baseIdentifier, derive, fixedHostOf, placeInArgv, union, type SinkInfo, type Taint } from './values.js';
 
+/** Calls and methods whose result may be a decoded payload (the evaluator is asked only there). */
+const DECODING_ENTRIES = /^(base64\.|binascii\.|codecs\.|bytes\.fromhex$|bytes$|bytearray$|chr$|str$)/;
+const DECODING_METHODS = new Set(['join', 'decode']);
+
 export abstract class SinkScope extends GuardScope {
-  protected decodedConstant(node: Node, qualified: string, args: CallArguments): Taint | undefined {
+  protected decodedConstant(node: Node, qualified: string | undefined, method: string | undefined, args: CallArguments): Taint | undefined {
     const first = args.positional[0];
-    if (!first) return undefined;
     let text: string | undefined;
-    const encoding = DECODERS[qualified];
-    const literal = this.staticText(first);
-    if (encoding && literal.complete) {
+    let how = `decoded by ${qualified ?? method}`;
+    const encoding = qualified ? DECODERS[qualified] : undefined;
+    const literal = first ? this.staticText(first) : { text: '', complete: false };
+    if (!first) {
+      // `bytes([...]).decode()`: only the evaluator below reads a call without arguments.
+    } else if (encoding && literal.complete) {
       text = Buffer.from(literal.text, encoding).toString('utf8');
-    } else if (qualified === 'codecs.decode' && literal.complete) {
+    } else if ((qualified === 'codecs.decode' || qualified === 'codecs.encode') && literal.complete) {
       const codec = stringValue(args.positional[1] ?? args.keywords.get('encoding'))?.toLowerCase().replace('-', '_');
       if (codec === 'rot13' || codec === 'rot_13') text = literal.text.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c === c.toLowerCase() ? 97 : 65)));
       else if (codec === 'hex') text = Buffer.from(literal.text, 'hex').toString('utf8');
       else if (codec === 'base64') text = Buffer.from(literal.text, 'base64').toString('utf8');
-    } else if ((qualified === 'zlib.decompress' || qualified === 'gzip.decompress') && first.type === 'call') {
+    } else if (qualified && (qualified === 'zlib.decompress' || qualified === 'gzip.decompress') && first.type === 'call') {
       const innerName = dottedName(first.childForFieldName('function'));
       const inner = innerName ? DECODERS[qualify(this.module, innerName)] : undefined;
       const payload = this.staticText(callArguments(first).positional[0] ?? first);
@@ -60,11 +68,23 @@ export abstract class SinkScope extends GuardScope {
         }
       }
     }
+    if (text === undefined && ((qualified && DECODING_ENTRIES.test(qualified)) || (method && DECODING_METHODS.has(method)))) {
+      // Chains (`b64decode(s[::-1])`, `"".join(chr(c ^ k) for c in data)`) evaluated on the literals.
+      const decoded = decodePython(node, {
+        qualify: (name) => qualify(this.module, name),
+        constant: (name) => this.assignedValues.get(name) ?? this.module.constants.get(name),
+      });
+      // Three characters or fewer is a separator or a newline, not a payload.
+      if (decoded && decoded.text.length > 3) {
+        text = decoded.text;
+        how = `decodes a literal (${decoded.ops.join(' → ')})`;
+      }
+    }
     if (text === undefined) return undefined;
     return {
-      origin: { kind: 'decoded-constant', detail: text.length > 200 ? `${text.slice(0, 200)}…` : text },
+      origin: { kind: 'decoded-constant', detail: shownDecoded(text) },
       composition: 'whole',
-      steps: [this.step(node, `decoded by ${qualified}`)],
+      steps: [this.step(node, how)],
       sanitizers: [],
       crossFile: false,
     };
