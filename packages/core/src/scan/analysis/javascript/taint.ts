@@ -79,6 +79,8 @@ export class TaintEngine extends ExpressionAnalysis {
     if (isFunction(calleeNode)) {
       return this.analyzeFunction(calleeNode, ctx.file, ctx.scope, args.map((arg) => this.expr(arg, ctx)), this.inherit(ctx));
     }
+    // `new Function(code)()`, `factory(x)(y)`: the call that yields the callee runs first, with its own sinks.
+    if (calleeNode.type === 'NewExpression' || calleeNode.type === 'CallExpression') this.expr(calleeNode, ctx);
     const callee = resolveCallee(calleeNode, index);
     const method = calleeNode.type === 'MemberExpression' ? memberName(calleeNode) : undefined;
     const isModuleCall = callee.module !== undefined && !callee.module.startsWith('global:');
@@ -247,7 +249,7 @@ export class TaintEngine extends ExpressionAnalysis {
     const { module, name } = callee;
     // Decoded constants: Buffer.from('…', 'base64'), atob('…'), String.fromCharCode(...codes), a reversed or XOR-ed
     // literal, and chains of them, evaluated on the literals so the finding shows the text.
-    if (DECODING_CALLS.has(name)) {
+    if (DECODING_CALLS.has(name) || (method !== undefined && DECODING_CALLS.has(method))) {
       const decoded = decodeStatically(node, index);
       // Three characters or fewer is a separator or a newline, not a payload.
       if (decoded && decoded.text.length > 3) return [newLabel({ kind: 'decoded-constant', detail: shownDecoded(decoded.text) }, [this.sourceStep(ctx.file, node, `decodes a literal (${decoded.ops.join(' → ')})`, 'decoded-constant')])];

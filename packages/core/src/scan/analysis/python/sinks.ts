@@ -249,11 +249,11 @@ export abstract class SinkScope extends GuardScope {
     const relativeToBase = baseUrl !== undefined && url.text.length > 0 && !/^[a-z][a-z0-9+.-]*:/i.test(url.text) ? fixedHostOf(`${baseUrl.replace(/\/$/, '')}/`) : undefined;
     const target = url.complete && !relativeToBase ? url.text : (fixedHostOf(url.text) ?? relativeToBase);
     const extra = target ? { target } : {};
-    const inputs = urlTaints
-      .filter((taint) => taint.origin.kind === 'tool-input' || taint.param)
-      .map((taint) => (relativeToBase ? derive(taint, { hostFixed: relativeToBase }) : taint));
+    // A destination someone chose: the caller's, or one the package hid in an encoded literal (as in JS).
+    const chooses = (taint: Taint) => taint.origin.kind === 'tool-input' || taint.origin.kind === 'decoded-constant' || !!taint.param;
+    const inputs = urlTaints.filter(chooses).map((taint) => (relativeToBase ? derive(taint, { hostFixed: relativeToBase }) : taint));
     // Secrets spliced into a URL leave the process as surely as a request body.
-    const leaked = urlTaints.filter((taint) => !(taint.origin.kind === 'tool-input' || taint.param));
+    const leaked = urlTaints.filter((taint) => !chooses(taint));
     const destination = !target && urlNode?.type === 'identifier' ? this.parameterIndex.get(urlNode.text) : undefined;
     const sinkOf = (kind: SinkKind) => {
       const sink = this.sinkAt(node, kind, callee, extra);
