@@ -135,3 +135,16 @@ describe('typosquat-package: signs of a squat', () => {
     expect(run({ ...manifestOf(data), name, target: npmTarget(name) }, { registry: 'npm', versionCount: 1, firstPublishedAt: '2026-02-28T00:00:00Z' })).toEqual([]);
   });
 });
+
+describe('typosquat-package: signs of a squat in a Python project', () => {
+  it('reads the repository from [project.urls] and reports one of another project', () => {
+    const data = { project: { name: 'fastmcpp', version: '0.1.0', urls: { Source: 'https://github.com/quick-tools/agent-kit' } } };
+    const manifests: Manifest[] = [{ kind: 'pyproject.toml', path: 'pyproject.toml', data }];
+    const files = [{ path: 'pyproject.toml', text: '[project]\nname = "fastmcpp"\nversion = "0.1.0"\n\n[project.urls]\nSource = "https://github.com/quick-tools/agent-kit"\n' }];
+    const metadata: PackageMetadata = { registry: 'pypi', versionCount: 1 };
+    const findings = runRuleWith(rule, { manifests, files, name: 'fastmcpp', target: pypiTarget('fastmcpp') }, { now: new Date('2026-03-01T00:00:00Z'), metadata });
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.evidence).toContain('repository https://github.com/quick-tools/agent-kit is another project than fastmcp');
+    expect(findings[0]?.evidence).toContain('1 version published');
+  });
+});

@@ -225,7 +225,7 @@ export abstract class FunctionAnalysis {
       hostFixed: outer.hostFixed || inner.hostFixed,
       ...((outer.prefixed || inner.prefixed) && { prefixed: true }),
       // What the callee made of it (encoded, decoded); a value it returns unchanged stays what the caller had.
-      ...((inner.segment ?? (inner.embedded ? undefined : outer.segment)) !== undefined && { segment: inner.segment ?? outer.segment }),
+      ...segmentAfterCall(outer, inner),
       // Where the callee stored the value in what it returns; else wherever the caller's value already sat.
       ...((inner.field ?? outer.field) !== undefined && { field: inner.field ?? outer.field }),
     });
@@ -378,4 +378,10 @@ export abstract class FunctionAnalysis {
     };
   }
 
+}
+
+/** The one-segment mark of a value a callee returns (see `Label.segment`): the callee's verdict, else the caller's if not embedded. */
+function segmentAfterCall(outer: Label, inner: Label): Pick<Label, 'segment'> {
+  const segment = inner.segment ?? (inner.embedded ? undefined : outer.segment);
+  return segment === undefined ? {} : { segment };
 }
