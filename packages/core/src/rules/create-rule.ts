@@ -47,6 +47,8 @@ export interface RuleContext {
   modelTexts: readonly ModelText[];
   flows: readonly TaintFlow[];
   facts: readonly CodeFact[];
+  /** The scan's clock (ScanOptions.clock): rules that judge age use it, never the real date. Absent: no age judged. */
+  now?: Date;
   report(finding: FindingInput): void;
 }
 

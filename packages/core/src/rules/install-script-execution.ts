@@ -1,10 +1,9 @@
 import { posix } from 'node:path';
 import { createRule } from './create-rule.js';
 import type { Manifest, Severity, SourceFile } from '../scan/model.js';
+import { INSTALL_HOOKS } from './support/install-hooks.js';
 import { clip, positionAt } from './support/text-patterns.js';
 
-/** Lifecycle scripts npm runs on `npm install` of the package (prepare also for git dependencies). */
-const INSTALL_HOOKS = ['preinstall', 'install', 'postinstall', 'prepare', 'prepublish', 'preprepare', 'postprepare'] as const;
 
 const FETCH = /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|certutil\s+-urlcache|bitsadmin)\b|\bfetch\(|\brequire\(\s*['"](?:node:)?(?:https?|net|dgram)['"]\s*\)|\burllib\b|\burlopen\b/i;
 const PIPE_TO_SHELL = /\|\s*(?:sudo\s+)?(?:sh|bash|zsh|dash|ksh|node|python3?|perl|ruby|iex|Invoke-Expression|powershell|pwsh)\b|\b(?:iex|Invoke-Expression)\s*\(|\b(?:sh|bash)\s+-c\s+["']?\$\(\s*(?:curl|wget)|\b(?:bash|sh)\s+<\(\s*(?:curl|wget)/i;

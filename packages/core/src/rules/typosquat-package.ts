@@ -3,6 +3,7 @@ import type { Manifest, Severity, SourceFile } from '../scan/model.js';
 import { dependenciesOf, normalizePypi, type Ecosystem } from '../scan/dependencies.js';
 import { damerauLevenshtein } from './support/edit-distance.js';
 import { KNOWN_NPM_PACKAGES, KNOWN_PYPI_PACKAGES, unscopedAliases } from './support/known-mcp-packages.js';
+import { signalScore, squatSignals, type SquatSignal } from './support/squat-signals.js';
 import { positionAt } from './support/text-patterns.js';
 
 const collapse = (name: string) => name.toLowerCase().replace(/[@/._-]+/g, '');
@@ -92,6 +93,13 @@ function ownEcosystems(kind: string, manifests: readonly Manifest[]): Ecosystem[
   return ecosystems;
 }
 
+/** `name` of package.json, `[project] name` of pyproject.toml. */
+function declaredName(manifest: Manifest | undefined): string | undefined {
+  const data = manifest?.data as { name?: unknown; project?: { name?: unknown } } | null | undefined;
+  const name = data && typeof data === 'object' ? (data.name ?? data.project?.name) : undefined;
+  return typeof name === 'string' && name.length > 0 ? name : undefined;
+}
+
 function locate(files: readonly SourceFile[], path: string, name: string) {
   const text = files.find((file) => file.path === path)?.text;
   const index = text ? text.search(new RegExp(`["'\\s]${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}["'\\s=<>~!\\[;]`)) : -1;
@@ -108,6 +116,20 @@ function severityOf(found: Resemblance): Severity {
   return found.distance >= 2 ? 'medium' : 'high';
 }
 
+const LEVELS: readonly Severity[] = ['info', 'low', 'medium', 'high', 'critical'];
+
+/**
+ * The name alone keeps its severity and the rule's confidence; each sign that the package is a squat (see
+ * support/squat-signals.ts) adds to both: one strong sign or two supporting ones raise the severity a level, twice
+ * that two levels, up to critical.
+ */
+function judged(found: Resemblance, signals: readonly SquatSignal[]): { severity: Severity; confidence?: number; shown: string[] } {
+  const score = signalScore(signals);
+  if (score < 2) return { severity: severityOf(found), shown: [] };
+  const level = Math.min(LEVELS.length - 1, LEVELS.indexOf(severityOf(found)) + (score >= 4 ? 2 : 1));
+  return { severity: LEVELS[level]!, confidence: Math.min(0.95, 0.7 + 0.05 * score), shown: signals.map((signal) => signal.text) };
+}
+
 export default createRule({
   id: 'typosquat-package',
   meta: {
@@ -119,7 +141,11 @@ export default createRule({
       'one or two typing slips away from a well-known MCP package (the official SDKs and reference servers, FastMCP, ' +
       'popular community servers), or the same letters with a different scope or separators ' +
       '(`@modelcontextprotocol-sdk`). Typosquats copy the real package and add a payload; users and models that ' +
-      'mistype a name in `npx -y` or a config install them. Exact names of known packages are never reported.',
+      'mistype a name in `npx -y` or a config install them. Exact names of known packages are never reported. For ' +
+      'the scanned package itself, signs of a squat raise severity and confidence and are listed in the evidence: ' +
+      'install scripts, a repository URL of another project than the imitated one (or none), a first release less ' +
+      'than 30 days before the scan (deep mode, from the registry), three versions or fewer. Dependencies are judged ' +
+      'by name alone, since their registry metadata is not fetched.',
     remediation:
       'Check the name against the official source (the modelcontextprotocol/servers README, the vendor\'s docs) and ' +
       'correct it. If the package was installed, treat the machine as compromised: rotate credentials it could read.',
@@ -131,16 +157,22 @@ export default createRule({
   check(context) {
     const { workspace, manifests, files } = context;
     for (const ecosystem of ownEcosystems(workspace.target.kind, manifests)) {
-      const found = closestKnown(workspace.name, ecosystem);
-      if (!found) continue;
       const declaring = ecosystem === 'npm' ? ['package.json'] : ['pyproject.toml', 'setup.py'];
-      const manifest = manifests.find((candidate) => declaring.includes(candidate.kind));
+      const own = manifests.filter((candidate) => declaring.includes(candidate.kind));
+      const manifest = own.find((candidate) => !candidate.path.includes('/')) ?? own[0];
+      // A registry target is named by the registry; a local checkout by its folder, so its manifest says what it publishes as.
+      const fromRegistry = workspace.target.kind === 'npm' || workspace.target.kind === 'pypi';
+      const name = (fromRegistry ? undefined : declaredName(manifest)) ?? workspace.name;
+      const found = closestKnown(name, ecosystem);
+      if (!found) continue;
+      const { severity, confidence, shown } = judged(found, squatSignals({ known: found.known, manifest, metadata: workspace.metadata, now: context.now }));
       context.report({
-        severity: severityOf(found),
-        key: `self:${workspace.name}`,
-        location: manifest ? locate(files, manifest.path, workspace.name) : undefined,
-        message: `This package's name \`${workspace.name}\` is ${describe(found)}`,
-        evidence: `${workspace.name} ≈ ${found.known}`,
+        severity,
+        ...(confidence !== undefined && { confidence }),
+        key: `self:${name}`,
+        location: manifest ? locate(files, manifest.path, name) : undefined,
+        message: `This package's name \`${name}\` is ${describe(found)}${shown.length ? ` (signs of a squat: ${shown.join('; ')})` : ''}`,
+        evidence: [`${name} ≈ ${found.known}`, ...shown].join('\n'),
       });
       break;
     }

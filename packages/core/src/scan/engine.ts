@@ -210,6 +210,7 @@ export async function scanWorkspace(
       modelTexts: modelTexts(tools),
       flows,
       facts,
+      now: new Date(startedAt),
     }, problems),
   );
 

@@ -80,6 +80,12 @@ export interface Workspace {
 export interface PackageMetadata {
   registry: 'npm' | 'pypi' | 'git';
   publishedAt?: string;
+  /** When the package's first version was published (npm `time.created`): a squat is usually days old. */
+  firstPublishedAt?: string;
+  /** How many versions the registry lists for the package. */
+  versionCount?: number;
+  /** The repository URL the published manifest names. */
+  repository?: string;
   maintainers?: string[];
   tarballUrl?: string;
   integrity?: string;
@@ -241,7 +247,7 @@ export type OriginKind =
   | 'remote-response' // what a server the package talks to answered: a fetched document, OAuth metadata, MCP results
   | 'env' // process.env / os.environ (whole object or a key)
   | 'sensitive-file' // contents of ~/.ssh, ~/.aws, .env, browser profiles, keychains …
-  | 'decoded-constant' // a literal decoded at run time (base64, hex, charCode arrays)
+  | 'decoded-constant' // a literal decoded at run time (base64, hex, char codes, reversed, XOR-ed, rot13, chains of them)
   | 'constant'
   | 'unknown';
 

@@ -1,6 +1,6 @@
 // Hand-built rule contexts for rule unit tests: the rule sees exactly what the engine would hand it, nothing is mocked.
 import type { FindingInput, Rule, RuleContext } from '../create-rule.js';
-import type { Manifest, ScanTarget, SourceFile, ToolDefinition, ToolParameter } from '../../scan/model.js';
+import type { Manifest, PackageMetadata, ScanTarget, SourceFile, ToolDefinition, ToolParameter } from '../../scan/model.js';
 import { modelTexts } from '../../scan/model-texts.js';
 
 export interface ContextInput {
@@ -12,6 +12,11 @@ export interface ContextInput {
 }
 
 export function runRule(rule: Rule, input: ContextInput): FindingInput[] {
+  return runRuleWith(rule, input, {});
+}
+
+/** `runRule` with what the engine adds in some scans: the scan's clock and the registry's metadata of the target. */
+export function runRuleWith(rule: Rule, input: ContextInput, extra: { now?: Date; metadata?: PackageMetadata }): FindingInput[] {
   const findings: FindingInput[] = [];
   const tools = input.tools ?? [];
   const context: RuleContext = {
@@ -19,6 +24,7 @@ export function runRule(rule: Rule, input: ContextInput): FindingInput[] {
     workspace: {
       name: input.name ?? 'example-server',
       target: input.target ?? { kind: 'directory', input: '.', path: '/tmp/example' },
+      ...(extra.metadata && { metadata: extra.metadata }),
     },
     files: (input.files ?? []).map((file) => ({
       absPath: `/tmp/example/${file.path}`,
@@ -31,6 +37,7 @@ export function runRule(rule: Rule, input: ContextInput): FindingInput[] {
     modelTexts: modelTexts(tools),
     flows: [],
     facts: [],
+    ...(extra.now && { now: extra.now }),
     report: (finding) => findings.push(finding),
   };
   rule.check(context);

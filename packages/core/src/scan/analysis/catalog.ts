@@ -67,9 +67,10 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
   // Reached only when the operator turned on an off-by-default switch (`--allow-unrestricted-paths`): skipping the
   // containment check there is the operator's decision. It waives containment only, so it protects files alone.
   'operator-opt-in': FILES,
-  // `${encodeURIComponent(name)}.json`: no separator survives the encoding, and the text beside it in the same path
-  // segment means the segment cannot be `..` or `.` (see docs/scanning.md).
-  'encoded-file-name': FILES,
+  // `${encodeURIComponent(name)}.json`, `f"{quote(name, safe='')}.md"`: a value made one path segment (encoded, a
+  // basename, separators stripped) with constant text beside it in that segment cannot be `..` or `.`, so joined to a
+  // folder it names one entry of it (see docs/scanning.md). The segment alone is not sanitised: `..` climbs one level.
+  'single-path-segment': FILES,
   // URLs: a fixed host or an allowlist of hosts; for the opener, a scheme checked to be http(s) (no `file:`, no
   // custom protocol handlers, and the URL parser has normalised it).
   'url-allowlist': ['network', 'network-send', 'os-open'],
@@ -87,6 +88,31 @@ export const SANITIZER_PROTECTS: Readonly<Record<string, readonly GuardedKind[]>
   // in a log or a result; it is still a part of a path or a command.
   masked: ['log', 'tool-result'],
 };
+
+/**
+ * Whether constant text beside a one-segment value (see `single-path-segment`), in the same path segment, keeps that segment from being `..` or `.`:
+ * `before` is the text just before it (its last segment counts), `after` the text just after it (its first segment).
+ */
+export function namesOneFile(before: string | undefined, after: string | undefined): boolean {
+  const tail = before === undefined ? '' : (before.split(/[\\/]/).pop() ?? '');
+  const head = after === undefined ? '' : (after.split(/[\\/]/)[0] ?? '');
+  return /[^.]/.test(tail) || /[^.]/.test(head);
+}
+
+/**
+ * Whether replacing every match of a pattern (`[\\/]`, `[/\\]+`) by a text without separators leaves no `/` or `\\`:
+ * the result is one path segment. The pattern is tried on three fixed short strings only (never on scanned input), so
+ * compiling it is safe; a pattern the JS engine cannot read does not count.
+ */
+export function stripsSeparators(pattern: string, flags: string, replacement: string): boolean {
+  if (!flags.includes('g') || /[\\/]/.test(replacement) || pattern.length > 40) return false;
+  try {
+    const compiled = new RegExp(pattern, flags.replace(/[^gimsu]/g, ''));
+    return ['a/b', 'a\\b', '../..'].every((sample) => !/[\\/]/.test(sample.replace(compiled, replacement)));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Guards that look like containment but do not prove it. They are kept on the flow (so the finding can say what is

@@ -36,6 +36,7 @@ function packument(base: string): unknown {
       tarball: `${base}/@acme/mcp-tools/-/mcp-tools-${v}.tgz`,
       integrity: integrity ?? sriSha512(tarballs.get(v) ?? Buffer.alloc(0)),
     },
+    repository: { type: 'git', url: 'git+https://github.com/acme/mcp-tools.git' },
   });
   return {
     name: '@acme/mcp-tools',
@@ -48,7 +49,7 @@ function packument(base: string): unknown {
       '1.3.0': version('1.3.0', sriSha512(Buffer.from('something else'))),
       '6.6.6': version('6.6.6'),
     },
-    time: { '1.2.0': '2025-01-02T03:04:05.000Z' },
+    time: { created: '2024-11-30T10:00:00.000Z', '1.2.0': '2025-01-02T03:04:05.000Z' },
     maintainers: [{ name: 'acme-bot', email: 'bot@acme.test' }],
   };
 }
@@ -105,6 +106,10 @@ describe('npm source against a stand-in registry', () => {
     expect(workspace.metadata).toMatchObject({
       registry: 'npm',
       publishedAt: '2025-01-02T03:04:05.000Z',
+      // What the typosquat signals read: the first release, the history's length and the repository.
+      firstPublishedAt: '2024-11-30T10:00:00.000Z',
+      versionCount: 5,
+      repository: 'git+https://github.com/acme/mcp-tools.git',
       maintainers: ['acme-bot'],
       integrity: sriSha512(tarballs.get('1.2.0') ?? Buffer.alloc(0)),
     });

@@ -106,6 +106,7 @@ interface PackumentVersion {
   dist?: { tarball?: string; integrity?: string; shasum?: string };
   maintainers?: Array<{ name?: string } | string>;
   deprecated?: string;
+  repository?: string | { url?: string };
 }
 
 interface Packument {
@@ -227,6 +228,9 @@ export async function fetchNpm(
       tarballUrl,
       integrity: manifest.dist?.integrity ?? digestToIntegrity(expected),
       ...optional('publishedAt', packument.time?.[version]),
+      ...optional('firstPublishedAt', packument.time?.created),
+      ...(packument.versions ? { versionCount: Object.keys(packument.versions).length } : {}),
+      ...optional('repository', typeof manifest.repository === 'string' ? manifest.repository : manifest.repository?.url),
       ...optional('maintainers', maintainerNames(packument.maintainers ?? manifest.maintainers)),
     };
     return {

@@ -42,7 +42,7 @@ const SOURCE_WORDS = wordsPattern([
   'process.env', 'homedir', 'HOME', 'USERPROFILE', '.ssh', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', '.aws', 'gcloud',
   'npmrc', 'pypirc', 'git-credentials', 'netrc', '.docker', '.kube', '.env', 'eychain', 'Cookies', 'Login Data',
   'Local State', 'Chrome', 'Firefox', 'mozilla', 'Brave', '_history', 'pgpass', 'wallet', 'gnupg', 'solana', 'base64',
-  'hex', 'atob', 'fromCharCode', 'createServer', 'serve(', 'callTool', 'readResource', 'getPrompt', 'redirectToAuthorization',
+  'hex', 'atob', 'fromCharCode', 'fromCodePoint', 'reverse()', 'createServer', 'serve(', 'callTool', 'readResource', 'getPrompt', 'redirectToAuthorization',
   'discoverOAuth', 'discoverAuthorization', 'startAuthorization',
 ]);
 /**

@@ -1,33 +1,34 @@
 // The expression layer of the JS/TS taint pass: how taint moves through literals, templates, operators, objects,
 // members and assignments, where environment and credential-path sources start, and tagged templates (zx, SQL).
-import { argvElementGuard, isSecretName } from '../catalog.js';
+import { argvElementGuard, isSecretName, namesOneFile } from '../catalog.js';
 import { envCapability } from '../capabilities.js';
 import type { AstNode } from './ast.js';
 import { isFunction, locationOf, memberName, propertyName, snippetOf, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
 import { staticString } from './file-index.js';
-import { isEncodedComponent, namesOneFile } from './guards.js';
 import type { Taint } from './labels.js';
-import { CLEAN, CONFIG, embed, fixHost, mapTaint, member, newLabel, prefixed, sanitize, union } from './labels.js';
+import { CLEAN, CONFIG, embed, fixHost, mapTaint, member, newLabel, prefixed, sanitize, segmentBesideText, union } from './labels.js';
 import { staticPrefix } from './sinks.js';
 import { hasFixedHost, SENSITIVE_PATH, type Ctx, type SinkSite } from './engine-context.js';
 import { StatementAnalysis } from './statements.js';
 
 export abstract class ExpressionAnalysis extends StatementAnalysis {
-  /** `encodeURIComponent(…)` calls that name one file in a folder (see `namesOneFile`): a path sanitizer there. */
-  protected readonly encodedFileNames = new WeakSet<AstNode>();
+  /** Operands of a `+` chain with constant text beside them in the same path segment (see `segmentBesideText`). */
+  private readonly besideText = new WeakSet<AstNode>();
 
   protected abstract call(node: AstNode, ctx: Ctx): Taint;
 
-  /** `encodeURIComponent(name) + '.json'`, `'note-' + encodeURIComponent(name)`, also inside a longer `+` chain. */
-  private markEncodedFileName(node: AstNode, ctx: Ctx): void {
+  /** `name + '.json'`, `'note-' + id`, also inside a longer `+` chain (`dir + '/' + id + '.json'`). */
+  private markBesideText(node: AstNode, ctx: Ctx): void {
     let leftLeaf = unwrap(node.left);
     while (leftLeaf?.type === 'BinaryExpression' && leftLeaf.operator === '+') leftLeaf = unwrap(leftLeaf.right);
     const right = unwrap(node.right);
     const text = (part: AstNode | undefined) => staticString(part, ctx.file.index);
-    if (isEncodedComponent(leftLeaf) && namesOneFile(undefined, text(right))) this.encodedFileNames.add(leftLeaf as AstNode);
-    else if (isEncodedComponent(right) && namesOneFile(text(leftLeaf), undefined)) this.encodedFileNames.add(right as AstNode);
+    const after = text(right);
+    const before = text(leftLeaf);
+    if (leftLeaf && before === undefined && after !== undefined && namesOneFile(undefined, after)) this.besideText.add(leftLeaf);
+    else if (right && after === undefined && before !== undefined && namesOneFile(before, undefined)) this.besideText.add(right);
   }
 
   protected expr(node: AstNode | null | undefined, ctx: Ctx): Taint {
@@ -42,14 +43,12 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
         }
         return CLEAN;
       case 'TemplateLiteral': {
-        node.expressions.forEach((expression: AstNode, position: number) => {
-          // `${encodeURIComponent(name)}.json`: one file name in its folder.
-          if (isEncodedComponent(expression) && namesOneFile(node.quasis[position]?.value.cooked, node.quasis[position + 1]?.value.cooked)) this.encodedFileNames.add(unwrap(expression) as AstNode);
-        });
         let taint: Taint = CLEAN;
         let leading: Taint = CLEAN;
         node.expressions.forEach((expression: AstNode, position: number) => {
-          const part = this.expr(expression, ctx);
+          let part = this.expr(expression, ctx);
+          // `${encodeURIComponent(name)}.json`: one file name in its folder.
+          if (namesOneFile(node.quasis[position]?.value.cooked, node.quasis[position + 1]?.value.cooked)) part = segmentBesideText(part);
           if (position === 0) leading = part;
           // Text or another value before it: the string cannot start with what this part holds.
           taint = union(taint, position > 0 || node.quasis[0]?.value.cooked ? prefixed(part) : part);
@@ -71,9 +70,11 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
         return configuredBase ? fixHost(mixed) : mixed;
       }
       case 'BinaryExpression': {
-        if (node.operator === '+') this.markEncodedFileName(node, ctx);
-        const left = this.expr(node.left, ctx);
-        const right = this.expr(node.right, ctx);
+        if (node.operator === '+') this.markBesideText(node, ctx);
+        let left = this.expr(node.left, ctx);
+        let right = this.expr(node.right, ctx);
+        if (this.besideText.has(unwrap(node.left) as AstNode)) left = segmentBesideText(left);
+        if (this.besideText.has(unwrap(node.right) as AstNode)) right = segmentBesideText(right);
         if (node.operator !== '+') return CLEAN;
         const combined = this.mixed(union(left, prefixed(right)), node, true, ctx);
         // `url + query` where `url` already starts with a fixed (or operator-configured) host: what follows cannot change it.

@@ -236,6 +236,8 @@ export abstract class FunctionAnalysis {
       realpath: outer.realpath || inner.realpath,
       hostFixed: outer.hostFixed || inner.hostFixed,
       ...((outer.prefixed || inner.prefixed) && { prefixed: true }),
+      // What the callee made of it (encoded, decoded); a value it returns unchanged stays what the caller had.
+      ...segmentAfterCall(outer, inner),
       // Where the callee stored the value in what it returns; else wherever the caller's value already sat.
       ...((inner.field ?? outer.field) !== undefined && { field: inner.field ?? outer.field }),
     });
@@ -421,4 +423,10 @@ export abstract class FunctionAnalysis {
     if (reach) for (const capability of capabilities) addCapability(reach, capability);
   }
 
+}
+
+/** The one-segment mark of a value a callee returns (see `Label.segment`): the callee's verdict, else the caller's if not embedded. */
+function segmentAfterCall(outer: Label, inner: Label): Pick<Label, 'segment'> {
+  const segment = inner.segment ?? (inner.embedded ? undefined : outer.segment);
+  return segment === undefined ? {} : { segment };
 }

@@ -3,6 +3,7 @@
 // catalogue's (../catalog.ts).
 import type { AstNode } from './ast.js';
 import { memberName, unwrap, walk } from './ast.js';
+import { stripsSeparators } from '../catalog.js';
 import { resolveCallee } from './callee.js';
 import type { ClassInfo, FileIndex } from './file-index.js';
 import { staticString } from './file-index.js';
@@ -95,20 +96,11 @@ export function removesAllButSafeCharacters(node: AstNode | undefined): boolean 
   return match !== null && match[1] !== undefined && !/[./\\;&|`$<>'"\s]|\\[sSWD]/.test(match[1].replace(/\\[wd-]/g, ''));
 }
 
-/** `encodeURIComponent(x)`: its result has no `/` or `\`, but `..` and `.` survive it. */
-export function isEncodedComponent(node: AstNode | undefined): boolean {
-  const current = unwrap(node);
-  return current?.type === 'CallExpression' && unwrap(current.callee)?.type === 'Identifier' && unwrap(current.callee)?.name === 'encodeURIComponent';
-}
-
-/**
- * Whether constant text beside an encoded value, in the same path segment, keeps that segment from being `..` or `.`:
- * `before` is the text just before it (its last segment counts), `after` the text just after it (its first segment).
- */
-export function namesOneFile(before: string | undefined, after: string | undefined): boolean {
-  const tail = before === undefined ? '' : (before.split(/[\\/]/).pop() ?? '');
-  const head = after === undefined ? '' : (after.split(/[\\/]/)[0] ?? '');
-  return /[^.]/.test(tail) || /[^.]/.test(head);
+/** `.replace(/[\\/]/g, '_')`: every separator replaced, so one path segment is left (see `stripsSeparators`). */
+export function removesSeparators(pattern: AstNode | undefined, replacement: AstNode | undefined, index: FileIndex): boolean {
+  const regex = unwrap(pattern)?.regex as { pattern: string; flags: string } | undefined;
+  const by = staticString(replacement, index);
+  return regex !== undefined && by !== undefined && stripsSeparators(regex.pattern, regex.flags, by);
 }
 
 /**

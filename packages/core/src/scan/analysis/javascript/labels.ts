@@ -37,6 +37,11 @@ export interface Label {
   /** The value sits after other text in a string it was built into, so that string cannot start with it (`-x`). */
   prefixed?: boolean;
   /**
+   * Whether the value is one path segment: `true` after `encodeURIComponent`, `basename` or a replace that strips
+   * every `/` and `\\`; `false` once decoded again (`decodeURIComponent`). Lost when it is embedded in a longer string.
+   */
+  segment?: boolean;
+  /**
    * The property of an object literal this value was stored under (`{ baseUrl, apiKey }`): reading another property
    * of that object does not see it. Cleared when the property is read, or the object is used as a whole.
    */
@@ -74,7 +79,25 @@ export function addStep(taint: Taint, step: FlowStep): Taint {
 }
 
 export function embed(taint: Taint): Taint {
-  return mapTaint(taint, (label) => (label.embedded ? label : { ...label, embedded: true }));
+  return mapTaint(taint, (label) => {
+    if (label.embedded && label.segment === undefined) return label;
+    // Text around it may hold separators: the longer string is no longer known to be one segment.
+    const { segment: _segment, ...rest } = label;
+    return { ...rest, embedded: true };
+  });
+}
+
+/** Marks (or, with `false`, unmarks) the labels as one path segment (see `Label.segment`). */
+export function asSegment(taint: Taint, segment: boolean): Taint {
+  return mapTaint(taint, (label) => (label.segment === segment ? label : { ...label, segment }));
+}
+
+/**
+ * A single segment with constant text beside it in the same path segment (`${name}.md`, `'note-' + id`) cannot be `.`
+ * or `..`: it names one entry of the folder it is joined to (the shared catalogue's `single-path-segment`).
+ */
+export function segmentBesideText(taint: Taint): Taint {
+  return mapTaint(taint, (label) => (label.segment !== true || label.sanitizers.includes('single-path-segment') ? label : { ...label, sanitizers: [...label.sanitizers, 'single-path-segment'] }));
 }
 
 export function sanitize(taint: Taint, sanitizer: string): Taint {

@@ -10,11 +10,13 @@ import type { AstNode } from './ast.js';
 import { isFunction, lineOf, locationOf, memberName, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
-import { staticString, staticValue } from './file-index.js';
-import { removesAllButSafeCharacters } from './guards.js';
+import { staticString } from './file-index.js';
+import { shownDecoded } from '../decode.js';
+import { decodeStatically, DECODING_CALLS, xorOfConstants } from './decoder.js';
+import { removesAllButSafeCharacters, removesSeparators } from './guards.js';
 import { mayRegisterRoutes, returnsRemoteData, routeHandlers } from './http.js';
 import type { Taint } from './labels.js';
-import { addStep, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union, withoutSecrets } from './labels.js';
+import { addStep, asSegment, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union, withoutSecrets } from './labels.js';
 import type { FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
 import { escapesRegexSyntax, instanceSinks, sinkArguments, staticPrefix } from './sinks.js';
@@ -22,8 +24,6 @@ import { FUNCTION_BUDGET, hasFixedHost, rootIdentifier, SENSITIVE_PATH, type Ctx
 import { ExpressionAnalysis } from './expressions.js';
 
 export type { TaintOptions } from './engine-context.js';
-
-const DECODE_ENCODINGS = new Set(['base64', 'base64url', 'hex']);
 
 const ARRAY_CALLBACKS = new Set(['map', 'forEach', 'filter', 'flatMap', 'some', 'every', 'find', 'findIndex', 'findLast', 'then', 'sort']);
 const RESULT_FROM_CALLBACK = new Set(['map', 'flatMap', 'then']);
@@ -82,6 +82,8 @@ export class TaintEngine extends ExpressionAnalysis {
     if (isFunction(calleeNode)) {
       return this.analyzeFunction(calleeNode, ctx.file, ctx.scope, args.map((arg) => this.expr(arg, ctx)), this.inherit(ctx));
     }
+    // `new Function(code)()`, `factory(x)(y)`: the call that yields the callee runs first, with its own sinks.
+    if (calleeNode.type === 'NewExpression' || calleeNode.type === 'CallExpression') this.expr(calleeNode, ctx);
     const callee = resolveCallee(calleeNode, index);
     const method = calleeNode.type === 'MemberExpression' ? memberName(calleeNode) : undefined;
     const isModuleCall = callee.module !== undefined && !callee.module.startsWith('global:');
@@ -165,6 +167,7 @@ export class TaintEngine extends ExpressionAnalysis {
       if ((method === 'replace' || method === 'replaceAll') && removesAllButSafeCharacters(args[0])) {
         return union(result, sanitize(receiver, 'character-allowlist'));
       }
+      if ((method === 'replace' || method === 'replaceAll') && removesSeparators(args[0], args[1], ctx.file.index)) return union(result, asSegment(receiver, true));
       result = union(result, withoutSecrets(TRUNCATING_METHODS.has(method) ? sanitize(receiver, 'masked') : receiver));
       if (method === 'concat' || method === 'replace' || method === 'replaceAll' || method === 'join' || method === 'padStart' || method === 'padEnd') {
         result = embed(union(result, positional.reduce(union, CLEAN)));
@@ -251,40 +254,23 @@ export class TaintEngine extends ExpressionAnalysis {
     const index = ctx.file.index;
     const all = (): Taint => positional.reduce(union, CLEAN);
     const { module, name } = callee;
-    // Decoded constants: Buffer.from('…', 'base64'), atob('…'), String.fromCharCode(104, 105)
-    if (module === 'global:Buffer' && name === 'from') {
-      const encoding = staticString(args[1], index);
-      const text = staticString(args[0], index);
-      if (text !== undefined && encoding !== undefined && DECODE_ENCODINGS.has(encoding)) {
-        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, encoding as BufferEncoding).toString('utf8') }, [this.sourceStep(ctx.file, node, `decodes a ${encoding} literal`, 'decoded-constant')])];
+    // Decoded constants: Buffer.from('…', 'base64'), atob('…'), String.fromCharCode(...codes), a reversed or XOR-ed
+    // literal, and chains of them, evaluated on the literals so the finding shows the text.
+    if (DECODING_CALLS.has(name) || (method !== undefined && DECODING_CALLS.has(method))) {
+      const decoded = decodeStatically(node, index);
+      // Three characters or fewer is a separator or a newline, not a payload.
+      if (decoded && decoded.text.length > 3) return [newLabel({ kind: 'decoded-constant', detail: shownDecoded(decoded.text) }, [this.sourceStep(ctx.file, node, `decodes a literal (${decoded.ops.join(' → ')})`, 'decoded-constant')])];
+      if (module === 'global:String' && name === 'fromCharCode' && xorOfConstants(args, index)) {
+        return [newLabel({ kind: 'decoded-constant', detail: 'character codes XOR-ed with a constant key (not evaluated)' }, [this.sourceStep(ctx.file, node, 'decodes XOR-ed character codes', 'decoded-constant')])];
       }
-      const bytes = staticValue(args[0], index);
-      if (Array.isArray(bytes) && bytes.length > 3 && bytes.every((b) => typeof b === 'number')) {
-        return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(bytes as number[]).toString('utf8') }, [this.sourceStep(ctx.file, node, 'decodes a byte array', 'decoded-constant')])];
-      }
-      return all();
-    }
-    if (!callee.receiver && name === 'atob' && module === undefined) {
-      const text = staticString(args[0], index);
-      if (text !== undefined) return [newLabel({ kind: 'decoded-constant', detail: Buffer.from(text, 'base64').toString('utf8') }, [this.sourceStep(ctx.file, node, 'decodes a base64 literal', 'decoded-constant')])];
-      return all();
-    }
-    if (module === 'global:String' && name === 'fromCharCode') {
-      const codes: number[] = [];
-      for (const arg of args) {
-        const value = staticValue(arg.type === 'SpreadElement' ? arg.argument : arg, index);
-        if (typeof value === 'number') codes.push(value);
-        else if (Array.isArray(value) && value.every((v) => typeof v === 'number')) codes.push(...(value as number[]));
-        else return all();
-      }
-      return codes.length > 3 ? [newLabel({ kind: 'decoded-constant', detail: String.fromCharCode(...codes) }, [this.sourceStep(ctx.file, node, 'decodes char codes', 'decoded-constant')])] : CLEAN;
+      if ((module === 'global:Buffer' && name === 'from') || (!callee.receiver && name === 'atob' && module === undefined) || module === 'global:String') return all();
     }
     if ((module === 'os' && name === 'homedir') || (module === 'global:os' && name === 'homedir')) return CLEAN;
     if (module === 'path' || module === 'global:path' || module === 'upath') {
       const combined = all();
       const sensitive = this.sensitivePath(node, ctx);
       if (sensitive) return [newLabel({ kind: 'sensitive-path', detail: sensitive })];
-      if (name === 'basename') return sanitize(combined, 'basename');
+      if (name === 'basename') return asSegment(sanitize(combined, 'basename'), true);
       if (PATH_JOINERS.has(name) && args.length > 1) return embed(combined);
       return combined;
     }
@@ -303,7 +289,9 @@ export class TaintEngine extends ExpressionAnalysis {
     if (!callee.receiver && module === undefined) {
       if (NUMERIC.has(name)) return sanitize(all(), 'numeric');
       if (name === 'Boolean') return CLEAN;
-      if (name === 'encodeURIComponent' && this.encodedFileNames.has(node)) return sanitize(all(), 'encoded-file-name');
+      // No `/` or `\\` survives the encoding (`..` does); decoding brings them back.
+      if (name === 'encodeURIComponent') return asSegment(all(), true);
+      if (name === 'decodeURIComponent' || name === 'decodeURI' || name === 'unescape') return asSegment(all(), false);
       if (VALUE_FUNCTIONS.has(name)) return all();
       if (name === 'require') return CLEAN;
     }

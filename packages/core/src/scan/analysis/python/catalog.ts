@@ -1,6 +1,8 @@
 // What the Python dataflow knows about the standard library and common packages: sources, sinks, guards and the
 // words that let it skip files and statements that cannot matter. Names are as `qualify` writes them.
 import type { SinkKind } from '../../model.js';
+import { stripsSeparators } from '../catalog.js';
+import { stringValue, type CallArguments } from './syntax.js';
 
 /** Origins other than tool input only matter where they leave the process or run as code. */
 export const NON_INPUT_SINKS = new Set<SinkKind>(['command', 'code', 'deserialize', 'network', 'network-send', 'email', 'tool-result', 'log']);
@@ -105,9 +107,26 @@ export const OUTBOUND_WORDS = /\b(exec|eval|compile|system|popen|subprocess|spaw
 
 /** Text that can produce an origin other than tool input: the environment, a secret's path, a decoder. */
 export const ORIGIN_WORDS =
-  /environ|getenv|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs\.decode|decompress|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|git-credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Google.Chrome|\.mozilla|Keychains|gnupg/;
+  /environ|getenv|b64decode|decodebytes|fromhex|unhexlify|a2b_|codecs\.(de|en)code|decompress|\bchr\(|\bbytes\(|\[::-1\]|\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|\.env\b|gcloud|netrc|git-credentials|\.kube|\.docker|npmrc|pypirc|mcp\.json|claude_desktop|Login Data|Google.Chrome|\.mozilla|Keychains|gnupg/;
 
 /** Calls whose arguments are a size or a count (CWE-400): `range(n)`, `bytearray(n)`, `os.urandom(n)`. */
 export const ALLOCATION_CALLS = new Set(['range', 'bytearray', 'os.urandom', 'secrets.token_bytes', 'secrets.token_hex', 'secrets.token_urlsafe', 'itertools.repeat', 'numpy.zeros', 'numpy.ones', 'numpy.empty']);
 /** Calls whose first argument is the text of a regular expression (CWE-1333), in `re` and the `regex` package. */
 export const REGEX_CALLS = /^(re|regex)\.(compile|search|match|fullmatch|findall|finditer|sub|subn|split)$/;
+
+/**
+ * Calls that make a value one path segment (`true`) or undo it (`false`): `quote(x, safe='')` and `quote_plus` encode
+ * `/`, `unquote` brings it back, `re.sub(r'[\\/]', '_', x)` strips both separators.
+ */
+export function segmentCall(qualified: string, args: CallArguments): boolean | undefined {
+  if (qualified === 'urllib.parse.unquote' || qualified === 'urllib.parse.unquote_plus') return false;
+  const safe = args.keywords.get('safe') ?? args.positional[1];
+  if (qualified === 'urllib.parse.quote') return safe !== undefined && !/[\\/]/.test(stringValue(safe) ?? '/') ? true : undefined;
+  if (qualified === 'urllib.parse.quote_plus') return safe === undefined || !/[\\/]/.test(stringValue(safe) ?? '/') ? true : undefined;
+  if (qualified === 're.sub') {
+    const pattern = stringValue(args.positional[0]);
+    const by = stringValue(args.positional[1]);
+    return pattern !== undefined && by !== undefined && stripsSeparators(pattern, 'g', by) ? true : undefined;
+  }
+  return undefined;
+}

@@ -3,6 +3,7 @@
 import type { SinkKind } from '../../model.js';
 import {
   BASENAME_CALLS,
+  segmentCall,
   EMBEDDING_METHODS,
   LIST_METHODS,
   MUTATING_METHODS,
@@ -13,7 +14,7 @@ import {
   SHELLS,
   MCP_CLIENT_RESULTS,
 } from './catalog.js';
-import { argvElementGuard, classifyArgv, isSecretName, programName } from '../catalog.js';
+import { argvElementGuard, classifyArgv, isSecretName, namesOneFile, programName } from '../catalog.js';
 import { qualify, resolveConstant, type PyModule } from './program.js';
 import { classOfType, methodOfClass, resolveClass } from './classes.js';
 import { isGlobalRequest } from './routes.js';
@@ -33,6 +34,7 @@ import {
   isSequenceLiteral,
   placeInArgv,
   sensitiveTaint,
+  segmentBesideText,
   substitute,
   union,
   withSanitizer,
@@ -71,7 +73,9 @@ export abstract class ExpressionScope extends SinkScope {
         }
         if (operator === '*' && left && right) this.repetition(node, left, right);
         const sensitive = operator === '/' ? this.sensitivePath(node) : undefined;
-        const combined = embedded(union(left ? this.expression(left) : [], right ? this.expression(right) : []));
+        if (operator === '+' && left && right) this.markBesideText(left, right);
+        const operand = (side: Node | null): Taint[] => (side ? (this.besideText.has(side.id) ? segmentBesideText(this.expression(side)) : this.expression(side)) : []);
+        const combined = embedded(union(operand(left), operand(right)));
         return union(operator === '+' || operator === '%' ? this.hostFixed(node, combined) : combined, sensitive ? [sensitive] : []);
       }
       case 'comparison_operator':
@@ -137,6 +141,22 @@ export abstract class ExpressionScope extends SinkScope {
     }
   }
 
+  /** Operands of a `+` chain with constant text beside them in their path segment (tree-sitter node ids). */
+  private readonly besideText = new Set<number>();
+
+  /**
+   * `name + ".md"`, `"note-" + name`, also at the end of a longer chain (`base + "/" + name + ".md"`): marks the operand
+   * next to the text, so that one (not the rest of the chain) is sanitised when its own `+` evaluates it.
+   */
+  private markBesideText(left: Node, right: Node): void {
+    let leaf: Node = left;
+    while (leaf.type === 'binary_operator' && leaf.childForFieldName('operator')?.text === '+') leaf = leaf.childForFieldName('right') ?? leaf;
+    const after = right.type === 'string' ? stringValue(right) : undefined;
+    const before = leaf.type === 'string' ? stringValue(leaf) : undefined;
+    if (after !== undefined && before === undefined && namesOneFile(undefined, after)) this.besideText.add(leaf.id);
+    else if (before !== undefined && after === undefined && namesOneFile(before, undefined)) this.besideText.add(right.id);
+  }
+
   /** `[0] * n`, `"x" * n`: a literal sequence repeated by a count is an allocation of that size (CWE-400). */
   protected repetition(node: Node, left: Node, right: Node): void {
     const literal = (side: Node) => isSequenceLiteral(side) || side.type === 'string';
@@ -148,18 +168,27 @@ export abstract class ExpressionScope extends SinkScope {
     const parts: Taint[][] = [];
     let holes = 0;
     let literal = '';
+    // The text between holes, so a hole with text beside it in its path segment is known (f"{quote(name, safe='')}.md").
+    const pieces: Array<string | Node> = [];
     for (const part of node.type === 'concatenated_string' ? node.namedChildren : [node]) {
       if (!part) continue;
       for (const child of part.namedChildren) {
         if (child?.type === 'interpolation') {
           holes++;
           const expression = child.childForFieldName('expression');
-          if (expression) parts.push(this.expression(expression));
+          if (expression) pieces.push(expression);
         } else if (child?.type === 'string_content') {
           literal += child.text;
+          pieces.push(child.text);
         }
       }
     }
+    pieces.forEach((piece, position) => {
+      if (typeof piece === 'string') return;
+      const text = (at: number) => (typeof pieces[at] === 'string' ? (pieces[at] as string) : undefined);
+      const taints = this.expression(piece);
+      parts.push(namesOneFile(text(position - 1), text(position + 1)) ? segmentBesideText(taints) : taints);
+    });
     const sensitive = holes === 0 && SENSITIVE_PATH.test(literal) ? sensitiveTaint(this.module.path, node, stringValue(node) ?? literal) : undefined;
     const taints = union(...parts);
     const whole = holes === 1 && literal.length === 0;
@@ -331,9 +360,9 @@ export abstract class ExpressionScope extends SinkScope {
     }
 
     // Origins produced by the call itself.
+    const decoded = qualified || method ? this.decodedConstant(node, qualified, method, args) : undefined;
+    if (decoded) return [decoded];
     if (qualified) {
-      const decoded = this.decodedConstant(node, qualified, args);
-      if (decoded) return [decoded];
       if (method === 'copy' && object && qualify(this.module, dottedName(object) ?? '') === 'os.environ') return [envTaint(this.module.path, node)];
     }
     const allArgs = union(...argTaints, ...keywordTaints.values(), ...splatTaints);
@@ -346,7 +375,9 @@ export abstract class ExpressionScope extends SinkScope {
       if (qualified === 'len') return withSanitizer(withSanitizer(allArgs, 'numeric'), 'bounded');
       if (NUMERIC_CALLS.has(qualified)) return withSanitizer(allArgs, 'numeric');
       if (qualified === 'shlex.quote' || qualified === 'pipes.quote') return withSanitizer(allArgs, 'shell-escape');
-      if (BASENAME_CALLS.has(qualified) || /(^|\.)secure_filename$/.test(qualified)) return withSanitizer(allArgs, 'basename');
+      if (BASENAME_CALLS.has(qualified) || /(^|\.)secure_filename$/.test(qualified)) return withSanitizer(allArgs, 'basename').map((taint) => derive(taint, { segment: true }));
+      const segment = segmentCall(qualified, args);
+      if (segment !== undefined) return (qualified === 're.sub' ? argTaints[2] ?? [] : allArgs).map((taint) => derive(taint, { segment }));
       if (RESOLVE_CALLS.has(qualified)) return allArgs.map((taint) => derive(taint, { resolved: true }));
       if (PARAMETERISED_SQL_CALLS.test(qualified)) return withSanitizer(allArgs, 'parameterised-sql');
       if (qualified === 'shlex.split') return allArgs.map((taint) => derive(taint, { argv: taint.composition === 'embedded' ? 'arg' : 'program' }));

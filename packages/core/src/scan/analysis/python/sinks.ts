@@ -30,26 +30,34 @@ import {
 } from './catalog.js';
 import { LOG_METHODS, LOGGER_NAME } from '../catalog.js';
 import { qualify } from './program.js';
+import { shownDecoded } from '../decode.js';
+import { decodePython } from './decoder.js';
 import { GuardScope } from './guards.js';
 import { callArguments, dottedName, location, snippet, stringValue, type CallArguments, type Node } from './syntax.js';
 import { addCapability, atCall, envCapability, sinkCapabilities, URL_PARAMS, type Reach, type SinkFacts } from '../capabilities.js';
 import { baseIdentifier, derive, fixedHostOf, placeInArgv, union, type SinkInfo, type Taint } from './values.js';
 
+/** Calls and methods whose result may be a decoded payload (the evaluator is asked only there). */
+const DECODING_ENTRIES = /^(base64\.|binascii\.|codecs\.|bytes\.fromhex$|bytes$|bytearray$|chr$|str$)/;
+const DECODING_METHODS = new Set(['join', 'decode']);
+
 export abstract class SinkScope extends GuardScope {
-  protected decodedConstant(node: Node, qualified: string, args: CallArguments): Taint | undefined {
+  protected decodedConstant(node: Node, qualified: string | undefined, method: string | undefined, args: CallArguments): Taint | undefined {
     const first = args.positional[0];
-    if (!first) return undefined;
     let text: string | undefined;
-    const encoding = DECODERS[qualified];
-    const literal = this.staticText(first);
-    if (encoding && literal.complete) {
+    let how = `decoded by ${qualified ?? method}`;
+    const encoding = qualified ? DECODERS[qualified] : undefined;
+    const literal = first ? this.staticText(first) : { text: '', complete: false };
+    if (!first) {
+      // `bytes([...]).decode()`: only the evaluator below reads a call without arguments.
+    } else if (encoding && literal.complete) {
       text = Buffer.from(literal.text, encoding).toString('utf8');
-    } else if (qualified === 'codecs.decode' && literal.complete) {
+    } else if ((qualified === 'codecs.decode' || qualified === 'codecs.encode') && literal.complete) {
       const codec = stringValue(args.positional[1] ?? args.keywords.get('encoding'))?.toLowerCase().replace('-', '_');
       if (codec === 'rot13' || codec === 'rot_13') text = literal.text.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c === c.toLowerCase() ? 97 : 65)));
       else if (codec === 'hex') text = Buffer.from(literal.text, 'hex').toString('utf8');
       else if (codec === 'base64') text = Buffer.from(literal.text, 'base64').toString('utf8');
-    } else if ((qualified === 'zlib.decompress' || qualified === 'gzip.decompress') && first.type === 'call') {
+    } else if (qualified && (qualified === 'zlib.decompress' || qualified === 'gzip.decompress') && first.type === 'call') {
       const innerName = dottedName(first.childForFieldName('function'));
       const inner = innerName ? DECODERS[qualify(this.module, innerName)] : undefined;
       const payload = this.staticText(callArguments(first).positional[0] ?? first);
@@ -62,11 +70,23 @@ export abstract class SinkScope extends GuardScope {
         }
       }
     }
+    if (text === undefined && ((qualified && DECODING_ENTRIES.test(qualified)) || (method && DECODING_METHODS.has(method)))) {
+      // Chains (`b64decode(s[::-1])`, `"".join(chr(c ^ k) for c in data)`) evaluated on the literals.
+      const decoded = decodePython(node, {
+        qualify: (name) => qualify(this.module, name),
+        constant: (name) => this.assignedValues.get(name) ?? this.module.constants.get(name),
+      });
+      // Three characters or fewer is a separator or a newline, not a payload.
+      if (decoded && decoded.text.length > 3) {
+        text = decoded.text;
+        how = `decodes a literal (${decoded.ops.join(' → ')})`;
+      }
+    }
     if (text === undefined) return undefined;
     return {
-      origin: { kind: 'decoded-constant', detail: text.length > 200 ? `${text.slice(0, 200)}…` : text },
+      origin: { kind: 'decoded-constant', detail: shownDecoded(text) },
       composition: 'whole',
-      steps: [this.step(node, `decoded by ${qualified}`)],
+      steps: [this.step(node, how)],
       sanitizers: [],
       crossFile: false,
     };
@@ -314,11 +334,11 @@ export abstract class SinkScope extends GuardScope {
     const relativeToBase = baseUrl !== undefined && url.text.length > 0 && !/^[a-z][a-z0-9+.-]*:/i.test(url.text) ? fixedHostOf(`${baseUrl.replace(/\/$/, '')}/`) : undefined;
     const target = url.complete && !relativeToBase ? url.text : (fixedHostOf(url.text) ?? relativeToBase);
     const extra = target ? { target } : {};
-    const inputs = urlTaints
-      .filter((taint) => taint.origin.kind === 'tool-input' || taint.param)
-      .map((taint) => (relativeToBase ? derive(taint, { hostFixed: relativeToBase }) : taint));
+    // A destination someone chose: the caller's, or one the package hid in an encoded literal (as in JS).
+    const chooses = (taint: Taint) => taint.origin.kind === 'tool-input' || taint.origin.kind === 'decoded-constant' || !!taint.param;
+    const inputs = urlTaints.filter(chooses).map((taint) => (relativeToBase ? derive(taint, { hostFixed: relativeToBase }) : taint));
     // Secrets spliced into a URL leave the process as surely as a request body.
-    const leaked = urlTaints.filter((taint) => !(taint.origin.kind === 'tool-input' || taint.param));
+    const leaked = urlTaints.filter((taint) => !chooses(taint));
     const destination = !target && urlNode?.type === 'identifier' ? this.parameterIndex.get(urlNode.text) : undefined;
     const sinkOf = (kind: SinkKind) => {
       const sink = this.sinkAt(node, kind, callee, extra);

@@ -43,6 +43,11 @@ export interface Taint {
   secret?: boolean;
   /** For a secret: the key of the dict literal it was stored under (`{"api_token": token}`); reading another key does not see it. */
   field?: string;
+  /**
+   * One path segment: `true` after `quote(x, safe='')`, `basename` or a substitution that strips `/` and `\\`; `false`
+   * once unquoted again. Lost when embedded in a longer string (see the shared catalogue's `single-path-segment`).
+   */
+  segment?: boolean;
 }
 
 /** A credential read from the environment by name (see `Taint.secret`). */
@@ -163,6 +168,9 @@ export function substitute(outer: Taint, inner: Taint, note?: FlowStep): Taint {
   if (outer.param) result.param = outer.param.key === undefined && inner.param?.key !== undefined ? { index: outer.param.index, key: inner.param.key } : outer.param;
   const argv = inner.argv ?? outer.argv;
   if (argv) result.argv = argv;
+  // What the callee made of it (quoted, unquoted); a value it returns unchanged stays what the caller had.
+  const segment = inner.segment ?? (inner.composition === 'embedded' ? undefined : outer.segment);
+  if (segment !== undefined) result.segment = segment;
   if (inner.shellList || outer.shellList) result.shellList = true;
   const argvRole = inner.argvRole ?? outer.argvRole;
   if (argvRole) result.argvRole = argvRole;
@@ -204,7 +212,7 @@ export function derive(taint: Taint, changes: Partial<Taint>): Taint {
 }
 
 export function taintKey(taint: Taint): string {
-  return JSON.stringify([taint.origin, taint.param, taint.composition, [...taint.sanitizers].sort(), taint.argv, taint.shellList, taint.resolved, !!taint.dict, !!taint.envelope, !!taint.responseOf, taint.field]);
+  return JSON.stringify([taint.origin, taint.param, taint.composition, [...taint.sanitizers].sort(), taint.argv, taint.shellList, taint.resolved, !!taint.dict, !!taint.envelope, !!taint.responseOf, taint.field, taint.segment]);
 }
 
 export function union(...lists: Taint[][]): Taint[] {
@@ -223,7 +231,7 @@ export function union(...lists: Taint[][]): Taint[] {
 }
 
 export function embedded(taints: Taint[]): Taint[] {
-  return taints.map((taint) => derive(taint, { composition: 'embedded', argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined, envelope: undefined, hostFixed: undefined }));
+  return taints.map((taint) => derive(taint, { composition: 'embedded', argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined, dict: undefined, envelope: undefined, hostFixed: undefined, segment: undefined }));
 }
 
 /** `https://api.example.com/…` → `https://api.example.com`; undefined when the text does not pin scheme and host. */
@@ -233,6 +241,11 @@ export function fixedHostOf(text: string): string | undefined {
 
 export function withStep(taints: Taint[], step: FlowStep): Taint[] {
   return taints.map((taint) => ({ ...taint, steps: [...taint.steps, step].slice(-MAX_STEPS) }));
+}
+
+/** A one-segment value with constant text beside it in that segment: it names one entry of the folder. */
+export function segmentBesideText(taints: Taint[]): Taint[] {
+  return taints.map((taint) => (taint.segment === true ? withSanitizer([taint], 'single-path-segment')[0] ?? taint : taint));
 }
 
 export function withSanitizer(taints: Taint[], sanitizer: string): Taint[] {
