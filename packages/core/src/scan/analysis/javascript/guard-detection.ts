@@ -13,6 +13,9 @@ import { CLEAN, member, originKey, union } from './labels.js';
 import { isHostish, type Ctx } from './engine-context.js';
 import { FunctionAnalysis } from './functions.js';
 
+/** A result field whose truth means the check failed. */
+const FAILURE_FIELD = /violation|invalid|error|denied|forbidden|outside|escape|unsafe|blocked|reject|traversal|illegal|disallowed|not_?allowed/i;
+
 export abstract class GuardDetection extends FunctionAnalysis {
   /** `if (name === 'run_command')` inside a CallTool dispatcher attributes the branch to that tool. */
   protected toolCase(test: AstNode, ctx: Ctx): string | undefined {
@@ -42,7 +45,7 @@ export abstract class GuardDetection extends FunctionAnalysis {
    * Recognises guards in an `if` condition and remembers them for the origins they check: later sinks in the same
    * function see the sanitizer. Dominance is approximated by source order, which is what the brief asks for.
    */
-  protected detectGuards(test: AstNode, ctx: Ctx, depth: number, refusal: boolean): void {
+  protected detectGuards(test: AstNode, ctx: Ctx, depth: number, refusal: boolean, exitsOnTruth = false): void {
     const guard = (taint: Taint, sanitizer: string, at?: AstNode): void => {
       // A check that does not hold matters where it refuses (throws or returns), elsewhere it only picks a branch; it is
       // kept with its place, so the finding can point at it.
@@ -71,8 +74,23 @@ export abstract class GuardDetection extends FunctionAnalysis {
       if (node.type === 'Identifier' && depth < 2) {
         // `const isAllowed = dirs.some((d) => p.startsWith(d)); if (!isAllowed) throw …`: the check lives in the variable.
         const condition = ctx.scope.findCondition(node.name);
-        if (condition) this.detectGuards(condition, ctx, depth + 1, refusal);
+        if (condition) this.detectGuards(condition, ctx, depth + 1, refusal, exitsOnTruth);
         return false;
+      }
+      if (node.type === 'MemberExpression' && depth < 2) {
+        // A field of a checking helper's result (`const r = await readDoc(p); if (r.found) return r.content;`): the
+        // code after the `if` runs on the branch that does not exit. A field that says the check passed (`valid`,
+        // `found`) leaves that code checked only when the exit is taken on its falsity (`if (!r.valid) return`); a
+        // field that names the failure (`isSecurityViolation`, `error`) only when the exit is taken on its truth.
+        const object = unwrap(node.object);
+        const condition = object?.type === 'Identifier' ? ctx.scope.findCondition(object.name) : undefined;
+        const call = unwrap(condition?.type === 'AwaitExpression' ? condition.argument : condition);
+        if (condition && call?.type === 'CallExpression') {
+          const exitsWhenFieldTrue = exitsOnTruth !== negated.has(node);
+          const namesFailure = FAILURE_FIELD.test(memberName(node) ?? '');
+          if (exitsWhenFieldTrue === namesFailure) this.detectGuards(condition, ctx, depth + 1, refusal, exitsOnTruth);
+          return false;
+        }
       }
       if (node.type === 'UnaryExpression' && node.operator === '!') {
         const argument = unwrap(node.argument);

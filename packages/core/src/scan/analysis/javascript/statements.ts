@@ -71,7 +71,7 @@ export abstract class StatementAnalysis extends GuardDetection {
         // A check that neither throws nor returns proves something inside its branch only: guards it adds are dropped
         // after the branch (copy on write, so the outer map stays as it was).
         if (!refusal) ctx.ownGuards = false;
-        this.detectGuards(node.test, ctx, 0, refusal);
+        this.detectGuards(node.test, ctx, 0, refusal, refuses(node.consequent));
         const scoped = !refusal && ctx.guards !== outer.guards;
         const optIn = ctx.self?.kind === 'class' ? operatorSwitch(node.test, ctx.self.info) : undefined;
         if (tool !== undefined || optIn !== undefined) {
