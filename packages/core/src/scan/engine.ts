@@ -25,6 +25,7 @@ import type {
 import { modelTexts } from './model-texts.js';
 import { scopeCode } from './scope.js';
 import { scoreFindings } from './score.js';
+import { createYielder } from './yielder.js';
 import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
 
 export interface ScanOptions {
@@ -148,6 +149,7 @@ export async function scanWorkspace(
     const texts = new Map(inventory.files.flatMap((file) => (file.text === undefined ? [] : [[file.path, file.text] as const])));
     let done = 0;
     for (const analyzer of ANALYZERS) {
+      options.signal?.throwIfAborted();
       const files = analyzable.filter((file) => file.language && analyzer.languages.includes(file.language));
       if (files.length === 0) continue;
       const result = await analyzer.analyze(files, {
@@ -178,9 +180,10 @@ export async function scanWorkspace(
       modelTexts: modelTexts(tools),
       flows,
       facts,
-    }, problems),
+    }, problems, options.signal),
   );
 
+  options.signal?.throwIfAborted();
   const silenced = applySuppressions({
     findings,
     files: inventory.files,
@@ -250,10 +253,12 @@ export async function scanWorkspace(
 
 type RuleInputs = Omit<RuleContext, 'report'>;
 
-function runRules(rules: readonly Rule[], inputs: RuleInputs, problems: ParseProblem[]): Finding[] {
+async function runRules(rules: readonly Rule[], inputs: RuleInputs, problems: ParseProblem[], signal?: AbortSignal): Promise<Finding[]> {
   const findings = new Map<string, Finding>();
+  const tick = createYielder(signal);
   for (const rule of rules) {
     if (!rule.meta.modes.includes(inputs.mode)) continue;
+    await tick();
     const context: RuleContext = {
       ...inputs,
       report: (input) => {

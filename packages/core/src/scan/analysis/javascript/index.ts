@@ -18,6 +18,7 @@ import type { FileIndex } from './file-index.js';
 import { buildFileIndex, resolveRelativeImport } from './file-index.js';
 import { newScope, type FileContext } from './scope.js';
 import { TaintEngine } from './taint.js';
+import { createYielder } from '../../yielder.js';
 
 // Every tool declaration of a supported framework contains one of these words; a file (or a subtree) without any of
 // them needs no extractor.
@@ -123,8 +124,9 @@ function moduleClosure(path: string, indexes: ReadonlyMap<string, FileIndex>): s
 async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): Promise<LanguageAnalysis> {
   const problems: ParseProblem[] = [];
   const indexes = new Map<string, FileIndex>();
+  const tick = createYielder(options.signal);
   for (const file of files) {
-    options.signal?.throwIfAborted();
+    await tick();
     const outcome = parseFile(file);
     options.onFile?.(file);
     if (!outcome.ok) {
@@ -132,8 +134,6 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
       continue;
     }
     indexes.set(file.path, buildFileIndex(outcome.parsed));
-    // Let the event loop breathe between files so progress events and cancellation get through.
-    if (indexes.size % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   // Constants, schemas and tool objects are often defined in one file and used in another: let static evaluation
   // follow relative imports once every file is indexed.
@@ -152,6 +152,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   // One map for the whole package: a tool registered in one file may be handled by a function exported from another.
   const handlers = new Map<AstNode, ToolHandler>();
   for (const [path, index] of indexes) {
+    await tick();
     // Facts found in a bundle belong to inlined third-party code as often as not; the engine does not report them.
     const extraction = extractTools(index, index.parsed.file.role === 'bundle' ? undefined : facts);
     allTools.push(...extraction.tools);
@@ -164,8 +165,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
     });
   }
   for (const fact of facts) if (fact.kind === 'mcp-http-transport') fact.loads = moduleClosure(fact.location.file, indexes);
-  options.signal?.throwIfAborted();
-  const flows = new TaintEngine({ files: contexts, tools: allTools }).run();
+  const flows = await new TaintEngine({ files: contexts, tools: allTools }).run(tick);
   const diagnostics = unrecognisedShapes(indexes.values(), allTools);
   return { tools: dedupeTools(allTools), flows, facts, problems, parsedFiles: contexts.size, diagnostics };
 }

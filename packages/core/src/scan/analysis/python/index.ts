@@ -12,6 +12,7 @@ import { pythonFacts } from './facts.js';
 import { errorShare, MAX_ERROR_SHARE, pythonParser } from './parser.js';
 import { indexModule, PyProgram, type PyExtraction, type PyHandler } from './program.js';
 import { analyzeTaint } from './taint.js';
+import { createYielder } from '../../yielder.js';
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -29,9 +30,10 @@ export const pythonAnalyzer: LanguageAnalyzer = {
     const handlers: PyHandler[] = [];
     let flows: TaintFlow[] = [];
     const facts: CodeFact[] = [];
+    const tick = createYielder(options.signal);
     try {
       for (const file of files) {
-        options.signal?.throwIfAborted();
+        await tick();
         if (file.text === undefined) continue;
         let tree;
         try {
@@ -76,14 +78,17 @@ export const pythonAnalyzer: LanguageAnalyzer = {
         problems.push({ file: '', message: `python tool extraction failed: ${message(error)}`, kind: 'failed' });
       }
 
-      options.signal?.throwIfAborted();
+      await tick();
       try {
-        flows = analyzeTaint(program, handlers);
+        flows = await analyzeTaint(program, handlers, tick);
       } catch (error) {
+        // A stop is not a dataflow failure to record: it ends the scan.
+        if (options.signal?.aborted) throw error;
         problems.push({ file: '', message: `python dataflow failed: ${message(error)}`, kind: 'failed' });
       }
 
       for (const module of program.modules) {
+        await tick();
         try {
           facts.push(...pythonFacts(module));
         } catch (error) {
