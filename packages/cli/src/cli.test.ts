@@ -183,7 +183,11 @@ describe('svc scan', () => {
     const never = await svc(['scan', vulnerable, '--fail-on', 'never', '--quiet']);
     expect(never.code).toBe(0);
     expect(never.stderr).toBe('');
-    expect(never.stdout.length).toBeGreaterThan(0);
+    // -q: nothing but the findings, one line each: no header, score, or summary line.
+    const lines = never.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^\S.*: (CRITICAL|HIGH|MEDIUM|LOW|INFO) [a-z0-9-]+ .+/);
+    expect(never.stdout).not.toMatch(/■|score \d|targets? scanned/);
   });
 
   it('reports a missing directory on one stderr line, exits 2, and still reports the good target', async () => {
@@ -197,6 +201,12 @@ describe('svc scan', () => {
     expect(run.reports).toHaveLength(1);
     expect(run.errors).toHaveLength(1);
     expect(run.errors[0].input).toContain('no-such-dir');
+
+    // The text report lists the failure itself, so it is not repeated on stderr (where progress says `failed`).
+    const text = await svc(['scan', missing, benign]);
+    expect(text.code).toBe(2);
+    expect(`${text.stdout}${text.stderr}`.match(/no such directory/g)).toHaveLength(1);
+    expect(text.stderr).toContain(`[${missing}] failed`);
   });
 
   it('never passes a target it did not see: a remote endpoint exits 2, a partly scanned one exits 2 with --fail-on-partial', async () => {
@@ -208,7 +218,7 @@ describe('svc scan', () => {
     expect(sarif.runs[0].properties.grade).toBeNull();
 
     const partialTarget = fileURLToPath(new URL('../../../fixtures/partial-scans/tools-from-yaml-ts', import.meta.url));
-    const partial = await svc(['scan', partialTarget, '--quiet']);
+    const partial = await svc(['scan', partialTarget]);
     expect(partial.code, partial.stderr).toBe(0);
     expect(partial.stdout).toMatch(/partial:\n {4}! no tools found: src\/index\.ts imports @modelcontextprotocol\/sdk/);
     expect(partial.stdout).not.toContain('✔ no findings');
