@@ -142,7 +142,7 @@ describe('svc scan --remote', () => {
     const { token } = await userWithSession(server, 'dev');
     server.advance(13 * 3600_000);
     const expired = await runSvc(['scan', '--remote', '--server', server.url, target], captureIo(env({ SVC_TOKEN: token })));
-    expect(expired).toEqual({ code: 2, stdout: '', stderr: 'svc: session expired: run `svc login`\n' });
+    expect(expired).toEqual({ code: 2, stdout: '', stderr: 'svc: the session token in SVC_TOKEN has expired or was refused: unset SVC_TOKEN (then `svc login`) or renew it\n' });
 
     const none = await runSvc(['scan', '--remote', '--server', server.url, target], captureIo(env({})));
     expect(none).toEqual({ code: 2, stdout: '', stderr: `svc: not signed in to ${server.url}: run \`svc login\`\n` });

@@ -84,11 +84,14 @@ export async function remoteScanCommand(
     for (const target of targets) {
       current = undefined;
       const input = toRemoteInput(target);
+      // The submission is not aborted by a Ctrl-C: once sent, the scan may already be queued, and only its id lets
+      // the interrupt cancel it (a second Ctrl-C still exits at once).
       const submitted =
         credential === 'api-key'
-          ? await client.request<ScanView>('POST', '/api/v1/scan', { body: { input, mode: options.mode }, signal: io.signal })
-          : await client.request<ScanView>('POST', '/scan', { body: { input, mode: options.mode }, signal: io.signal });
+          ? await client.request<ScanView>('POST', '/api/v1/scan', { body: { input, mode: options.mode } })
+          : await client.request<ScanView>('POST', '/scan', { body: { input, mode: options.mode } });
       current = submitted.id;
+      io.signal.throwIfAborted();
       const outcome = await follow(client, submitted, progress, io);
       const result = await readResult(client, credential, outcome, io);
       run.reports.push(...result.reports);
