@@ -92,8 +92,8 @@ describe('unpinned-npx-config in project configs', () => {
   });
 
   it("points at the server's line in the config a scan started from", () => {
-    const target = fromConfig('npx', ['-y', 'tavily-mcp']);
-    const withLine = { ...target, origin: { ...target.origin!, line: 12 } } as ScanTarget;
+    const target = fromConfig('npx', ['-y', 'tavily-mcp']) as Extract<ScanTarget, { kind: 'npm' }>;
+    const withLine: ScanTarget = { ...target, origin: { ...target.origin!, line: 12 } };
     expect(runRule(rule, { target: withLine })[0]?.location).toEqual({ file: '/home/u/.cursor/mcp.json', line: 12, column: 1 });
   });
 

@@ -132,6 +132,6 @@ describe('readConfig', () => {
       ['notes (/work/app)', 11],
     ]);
     const target = await serverTarget(servers[1]!, file, 'unknown');
-    expect(target.origin).toMatchObject({ serverName: 'notes', line: 6 });
+    expect(target.kind === 'config' ? undefined : target.origin).toMatchObject({ serverName: 'notes', line: 6 });
   });
 });
