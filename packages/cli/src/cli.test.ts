@@ -363,6 +363,21 @@ describe('svc scan', () => {
     // Stopped in the analysis, a small part of what the whole scan takes (the engine yields every 20 ms of work).
     expect(stopMs, `stopped after ${Math.round(stopMs)} ms; the whole scan took ${Math.round(fullMs)} ms`).toBeLessThan(fullMs / 4);
     expect(await readdir(childTmp)).toEqual([]);
+
+    // A second Ctrl-C right after the first exits at once, still with 130 and one `svc: interrupted`.
+    let twice = false;
+    const again = await svc(['scan', target, '--format', 'json'], {
+      onStderr(stderr, child) {
+        if (!twice && /stage analyze/.test(stderr)) {
+          twice = true;
+          child.kill('SIGINT');
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(again.code).toBe(130);
+    expect(again.stderr.match(/svc: interrupted/g), again.stderr).toHaveLength(1);
+    expect(await readdir(childTmp)).toEqual([]);
   }, 120_000);
 });
 
