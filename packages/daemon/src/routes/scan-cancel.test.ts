@@ -111,6 +111,32 @@ describe('DELETE /api/v1/scan/{id}', () => {
     await expectError(await call(server, 'DELETE', `/api/v1/scan/${privateScan.id}`, key), 409, 'CONFLICT');
   });
 
+  it("lets an owner or admin of the team that paid cancel a member's scan, not another member", async () => {
+    await start();
+    const owner = await userWithSession(server, 'team', 'owner@example.com');
+    expect((await call(server, 'POST', '/team', owner.token, { name: 'Acme' })).status).toBe(201);
+    const join = async (email: string, role: 'member' | 'admin') => {
+      const invited = await call(server, 'POST', '/team/invite', owner.token, { email, role });
+      const { invite_token } = ((await invited.json()) as { data: { invite_token: string } }).data;
+      const joined = await userWithSession(server, 'dev', email);
+      expect((await call(server, 'POST', '/team/invite/accept', joined.token, { invite_token })).status).toBe(200);
+      return (await createKey(server, joined.token)).key;
+    };
+    const submitter = await join('sam@example.com', 'member');
+    const admin = await join('ada@example.com', 'admin');
+    const member = await join('max@example.com', 'member');
+
+    // Sam's plan ranks below the team's, so the team pays: org_id names it and its members see the private scan.
+    const { scan } = await submit(submitter, 'npm:loop', 'private');
+    expect(scan.org_id).not.toBeNull();
+    await waitForStatus(scan.id, 'running');
+    await expectError(await call(server, 'DELETE', `/api/v1/scan/${scan.id}`, member), 403, 'FORBIDDEN');
+    const cancelled = await call(server, 'DELETE', `/api/v1/scan/${scan.id}`, admin);
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as ScanView).status).toBe('cancelled');
+    await waitForIdle();
+  });
+
   it('is listed in the OpenAPI document', async () => {
     await start();
     const document = (await (await call(server, 'GET', '/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
