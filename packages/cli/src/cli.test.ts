@@ -183,7 +183,11 @@ describe('svc scan', () => {
     const never = await svc(['scan', vulnerable, '--fail-on', 'never', '--quiet']);
     expect(never.code).toBe(0);
     expect(never.stderr).toBe('');
-    expect(never.stdout.length).toBeGreaterThan(0);
+    // -q: nothing but the findings, one line each: no header, score, or summary line.
+    const lines = never.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^\S.*: (CRITICAL|HIGH|MEDIUM|LOW|INFO) [a-z0-9-]+ .+/);
+    expect(never.stdout).not.toMatch(/■|score \d|targets? scanned/);
   });
 
   it('reports a missing directory on one stderr line, exits 2, and still reports the good target', async () => {
@@ -197,6 +201,12 @@ describe('svc scan', () => {
     expect(run.reports).toHaveLength(1);
     expect(run.errors).toHaveLength(1);
     expect(run.errors[0].input).toContain('no-such-dir');
+
+    // The text report lists the failure itself, so it is not repeated on stderr (where progress says `failed`).
+    const text = await svc(['scan', missing, benign]);
+    expect(text.code).toBe(2);
+    expect(`${text.stdout}${text.stderr}`.match(/no such directory/g)).toHaveLength(1);
+    expect(text.stderr).toContain(`[${missing}] failed`);
   });
 
   it('never passes a target it did not see: a remote endpoint exits 2, a partly scanned one exits 2 with --fail-on-partial', async () => {
@@ -208,7 +218,7 @@ describe('svc scan', () => {
     expect(sarif.runs[0].properties.grade).toBeNull();
 
     const partialTarget = fileURLToPath(new URL('../../../fixtures/partial-scans/tools-from-yaml-ts', import.meta.url));
-    const partial = await svc(['scan', partialTarget, '--quiet']);
+    const partial = await svc(['scan', partialTarget]);
     expect(partial.code, partial.stderr).toBe(0);
     expect(partial.stdout).toMatch(/partial:\n {4}! no tools found: src\/index\.ts imports @modelcontextprotocol\/sdk/);
     expect(partial.stdout).not.toContain('✔ no findings');
@@ -304,35 +314,69 @@ describe('svc scan', () => {
     expect(run.reports[0].findings.length).toBeGreaterThan(0);
   });
 
-  it('Ctrl-C aborts the scan, removes its temp dirs and exits 130', async () => {
-    // A git target is cloned into a temp dir, so there is something to clean up; big enough to still be scanning.
+  it('Ctrl-C stops the scan at once (well before it would have finished), removes its temp dirs and exits 130', async () => {
+    // A server of many big modules, cloned from git into a temp dir, so there is something to clean up and the
+    // analysis runs long enough to be stopped in the middle.
     const repoDir = join(work, 'big-repo');
-    const body = Array.from({ length: 200 }, (_, i) => `export function f${i}(x) { return require('child_process').exec('echo ' + x + ${i}); }`).join('\n');
-    for (let i = 0; i < 1500; i++) {
-      await writeTree(repoDir, { [`src/m${Math.floor(i / 100)}/file${i}.js`]: body });
+    const handler = (i: number) => `export async function listNotes${i}(args, ctx) {
+  const items = await ctx.store.list({ prefix: String(args.prefix ?? '') + '${i}' });
+  const out = [];
+  for (const item of items) {
+    if (item.tags && item.tags.includes(args.tag)) out.push({ id: item.id, title: item.title.trim(), size: item.body.length });
+  }
+  return { content: [{ type: 'text', text: JSON.stringify(out.slice(0, ${(i % 50) + 1})) }] };
+}
+`;
+    await writeTree(repoDir, { 'package.json': JSON.stringify({ name: 'big-notes-server', version: '1.0.0', type: 'module' }) });
+    for (let file = 0; file < 150; file++) {
+      const body = Array.from({ length: 120 }, (_, i) => handler(file * 1000 + i)).join('\n');
+      await writeTree(repoDir, { [`src/part${file % 10}/notes${file}.js`]: body });
     }
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repoDir, stdio: 'ignore' });
     git('init', '--quiet');
     git('add', '.');
     git('commit', '--quiet', '-m', 'big');
+    const target = `git+file://${repoDir}`;
 
-    let sent = false;
+    // The same scan left to finish, measured on this machine now: the yardstick for "stopped early".
+    const fullStart = performance.now();
+    const full = await svc(['scan', target, '--format', 'json']);
+    const fullMs = performance.now() - fullStart;
+    expect(full.code, full.stderr).toBe(0);
+
+    let sentAt = 0;
     let tempDirsAtInterrupt: string[] = [];
-    const started = Date.now();
-    const result = await svc(['scan', `git+file://${repoDir}`], {
+    const result = await svc(['scan', target, '--format', 'json'], {
       onStderr(stderr, child) {
-        if (!sent && /stage (inventory|parse|extract|analyze)/.test(stderr)) {
-          sent = true;
+        if (sentAt === 0 && /stage analyze/.test(stderr)) {
+          sentAt = performance.now();
           tempDirsAtInterrupt = readdirSync(childTmp);
           child.kill('SIGINT');
         }
       },
     });
+    const stopMs = performance.now() - sentAt;
     expect(tempDirsAtInterrupt.some((name) => name.startsWith('svc-scan-')), result.stderr).toBe(true);
     expect(result.code).toBe(130);
-    expect(result.stderr).toContain('svc: interrupted');
+    expect(result.stderr.match(/svc: interrupted/g), result.stderr).toHaveLength(1);
     expect(result.stdout).toBe('');
-    expect(Date.now() - started).toBeLessThan(30_000);
+    // Stopped in the analysis, a small part of what the whole scan takes (the engine yields every 20 ms of work).
+    expect(stopMs, `stopped after ${Math.round(stopMs)} ms; the whole scan took ${Math.round(fullMs)} ms`).toBeLessThan(fullMs / 4);
+    expect(await readdir(childTmp)).toEqual([]);
+
+    // A second Ctrl-C right after the first exits at once, still with 130 and one `svc: interrupted`.
+    let twice = false;
+    const again = await svc(['scan', target, '--format', 'json'], {
+      onStderr(stderr, child) {
+        if (!twice && /stage analyze/.test(stderr)) {
+          twice = true;
+          child.kill('SIGINT');
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(again.code).toBe(130);
+    expect(again.stderr.match(/svc: interrupted/g), again.stderr).toHaveLength(1);
     expect(await readdir(childTmp)).toEqual([]);
   }, 120_000);
 });

@@ -20,9 +20,12 @@ process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
 const interrupt = new AbortController();
+/** Set once the engine has loaded: removes the scan's temp dirs synchronously, the one thing an exit "now" still does. */
+let removeTempDirsNow: (() => void) | undefined;
 process.on('SIGINT', () => {
   if (interrupt.signal.aborted) {
-    // A second Ctrl-C means "now": skip the wind-down.
+    // A second Ctrl-C means "now": skip the wind-down, but leave no temp dir behind.
+    removeTempDirsNow?.();
     process.stderr.write('svc: interrupted\n');
     process.exit(EXIT.interrupted);
   }
@@ -39,6 +42,7 @@ try {
   // Loaded here, not imported above, so a dependency that fails to load (a missing native binding of the parser on
   // an unsupported platform) is reported like any other internal error.
   const { main } = await import('./program.js');
+  ({ removeAllTempDirsSync: removeTempDirsNow } = await import('@svc/core'));
   const code = await main(process.argv, {
     stdout: process.stdout,
     stderr: process.stderr,

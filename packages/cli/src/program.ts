@@ -89,7 +89,11 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
     .option('--debug', 'print the stack trace of an internal error (also SVC_DEBUG=1)')
     .showHelpAfterError('(add --help for usage)')
     // Commander exits with 1 on usage errors; svc promises 2 (1 means findings), so errors come back as exceptions.
-    .exitOverride();
+    .exitOverride()
+    // Commands with --json print their failures as JSON on stdout (client/run.ts).
+    .hook('preAction', (_program, action) => {
+      io.json = action.opts()['json'] === true;
+    });
 
   program
     .command('scan')

@@ -9,6 +9,11 @@ export interface CommandIo {
   signal: AbortSignal;
   /** The time a command judges by (a session's expiry); tests set it, so no outcome depends on the real date. */
   clock: () => Date;
+  /**
+   * The running command was given --json: its failure is a JSON object on stdout instead of a line on stderr. Set by
+   * the program just before the command's action runs (program.ts).
+   */
+  json?: boolean;
 }
 
 /**

@@ -85,8 +85,11 @@ describe('svcd', () => {
     expect((await run(['admin', 'token'])).code).toBe(2);
   });
 
-  it('runs the admin commands against the data dir', async () => {
-    expect((await run(['admin', 'create-user', 'ada@example.com', '--tier', 'dev', '--data-dir', dataDir])).stdout).toMatch(/^created ada@example\.com \(dev/);
+  it('runs the admin commands against the data dir, and says on stderr which one', async () => {
+    const created = await run(['admin', 'create-user', 'ada@example.com', '--tier', 'dev', '--data-dir', dataDir]);
+    expect(created.stdout).toMatch(/^created ada@example\.com \(dev/);
+    expect(created.stderr).toBe(`svcd admin: data dir ${dataDir}\n`);
+    expect((await run(['admin', 'outbox'], { SVC_DATA_DIR: dataDir })).stderr).toBe(`svcd admin: data dir ${dataDir}\n`);
     expect((await run(['admin', 'set-tier', 'ada@example.com', 'team', '--data-dir', dataDir])).stdout).toBe('ada@example.com is now on the team tier\n');
     const token = await run(['admin', 'token', 'ada@example.com', '--data-dir', dataDir]);
     expect(token.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);

@@ -90,6 +90,9 @@ function serveDaemon(flags: ConfigFlags): void {
 function admin(program: Command, run: (opened: Opened) => string | Promise<string>): () => Promise<void> {
   return async () => {
     const opened = open({ dataDir: program.opts<{ dataDir?: string }>().dataDir });
+    // An operator beside a running daemon must know it is the same database (--data-dir, SVC_DATA_DIR, the default);
+    // on stderr, so the printed token or text stays usable on stdout.
+    process.stderr.write(`svcd admin: data dir ${opened.config.dataDir}\n`);
     try {
       process.stdout.write(`${await run(opened)}\n`);
     } finally {

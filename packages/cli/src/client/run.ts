@@ -5,6 +5,25 @@ import { ApiError, ServerUnreachableError } from './api-client.js';
 /** A failure the user fixes (not signed in, no keychain, a bad flag): one line on stderr, exit 2, no stack. */
 export class CliError extends Error {
   override readonly name = 'CliError';
+
+  /** The `code` of the JSON error object `--json` prints. */
+  constructor(
+    message: string,
+    readonly code = 'CLI_ERROR',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The failure as `--json` prints it on stdout: the server's error object (`{error: {code, message, details?}}`, as
+ * in its envelope, docs/domain.md) or the CLI's own in the same shape. Undefined for errors that are bugs.
+ */
+export function failureJson(error: unknown): { error: { code: string; message: string; details?: unknown } } | undefined {
+  if (error instanceof ApiError) return { error: { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) } };
+  if (error instanceof ServerUnreachableError) return { error: { code: 'SERVER_UNREACHABLE', message: error.message } };
+  if (error instanceof CliError) return { error: { code: error.code, message: error.message } };
+  return undefined;
 }
 
 /**
@@ -34,7 +53,9 @@ export async function runCommand(io: CommandIo, action: () => Promise<number | v
   } catch (error) {
     const line = failureLine(error);
     if (line === undefined) throw error;
-    io.stderr.write(`svc: ${line}\n`);
+    // Printed once: as JSON on stdout for a script that asked for --json, else as the one line on stderr.
+    if (io.json) io.stdout.write(`${JSON.stringify(failureJson(error))}\n`);
+    else io.stderr.write(`svc: ${line}\n`);
     return EXIT.error;
   }
 }

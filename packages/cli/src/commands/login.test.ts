@@ -131,22 +131,33 @@ describe('sessions and servers that fail', () => {
     // The daemon's clock passes the 12-hour lifetime: the server answers 401.
     server.advance(13 * 3600_000);
     const byServer = await runSvc(['whoami', '--server', server.url], captureIo(env({ SVC_TOKEN: token })));
-    expect(byServer).toEqual({ code: 2, stdout: '', stderr: 'svc: session expired: run `svc login`\n' });
+    expect(byServer).toEqual({ code: 2, stdout: '', stderr: 'svc: the session token in SVC_TOKEN has expired or was refused: unset SVC_TOKEN (then `svc login`) or renew it\n' });
 
     // A token whose exp has passed is refused before any request.
     const claims = Buffer.from(JSON.stringify({ sub: 'u', email: 'a@example.com', iat: 1, exp: 2 })).toString('base64url');
     const stale = `eyJhbGciOiJIUzI1NiJ9.${claims}.sig`;
     const byToken = await runSvc(['keys', 'list', '--server', 'http://127.0.0.1:9'], captureIo(env({ SVC_TOKEN: stale })));
-    expect(byToken).toEqual({ code: 2, stdout: '', stderr: 'svc: session expired: run `svc login`\n' });
+    expect(byToken).toEqual({ code: 2, stdout: '', stderr: 'svc: the session token in SVC_TOKEN has expired or was refused: unset SVC_TOKEN (then `svc login`) or renew it\n' });
+    // With --json the failure is a JSON object on stdout, printed once, and the exit code stays 2.
+    const asJson = await runSvc(['keys', 'list', '--json', '--server', 'http://127.0.0.1:9'], captureIo(env({ SVC_TOKEN: stale })));
+    expect(asJson.code).toBe(2);
+    expect(asJson.stderr).toBe('');
+    expect(JSON.parse(asJson.stdout)).toEqual({ error: { code: 'SESSION_EXPIRED', message: expect.stringContaining('unset SVC_TOKEN') } });
     const status = await runSvc(['auth', 'status', '--json', '--server', server.url], captureIo(env({ SVC_TOKEN: stale })));
     expect(JSON.parse(status.stdout).session).toEqual({ present: true, source: 'SVC_TOKEN', email: 'a@example.com', expires_at: '1970-01-01T00:00:02.000Z', expired: true });
   });
 
-  it('an unreachable server is one line and exit 2', async () => {
+  it('an unreachable server is one line and exit 2 (with --json: a JSON error on stdout)', async () => {
     const port = await closedPort();
     const { token } = await userWithSession(server, 'free');
     const result = await runSvc(['whoami', '--server', `http://127.0.0.1:${port}`], captureIo(env({ SVC_TOKEN: token })));
     expect(result).toEqual({ code: 2, stdout: '', stderr: `svc: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n` });
+    const asJson = await runSvc(['whoami', '--json', '--server', `http://127.0.0.1:${port}`], captureIo(env({ SVC_TOKEN: token })));
+    expect(asJson).toEqual({
+      code: 2,
+      stdout: `${JSON.stringify({ error: { code: 'SERVER_UNREACHABLE', message: `cannot reach http://127.0.0.1:${port}: ECONNREFUSED` } })}\n`,
+      stderr: '',
+    });
   });
 
   it('SVC_TOKEN wins over the stored session, SVC_SERVER over the default, --server over both', async () => {

@@ -142,7 +142,7 @@ describe('svc scan --remote', () => {
     const { token } = await userWithSession(server, 'dev');
     server.advance(13 * 3600_000);
     const expired = await runSvc(['scan', '--remote', '--server', server.url, target], captureIo(env({ SVC_TOKEN: token })));
-    expect(expired).toEqual({ code: 2, stdout: '', stderr: 'svc: session expired: run `svc login`\n' });
+    expect(expired).toEqual({ code: 2, stdout: '', stderr: 'svc: the session token in SVC_TOKEN has expired or was refused: unset SVC_TOKEN (then `svc login`) or renew it\n' });
 
     const none = await runSvc(['scan', '--remote', '--server', server.url, target], captureIo(env({})));
     expect(none).toEqual({ code: 2, stdout: '', stderr: `svc: not signed in to ${server.url}: run \`svc login\`\n` });
@@ -156,5 +156,33 @@ describe('svc scan --remote', () => {
     const discover = await runSvc(['scan', '--remote', '--discover'], captureIo(env({})));
     expect(discover.code).toBe(2);
     expect(discover.stderr).toContain('--discover finds configs on this machine');
+  });
+});
+
+describe('svc scan --remote interrupted', () => {
+  it('cancels the scan on the server (DELETE /api/v1/scan/{id}) and exits 130', async () => {
+    // The pool tests' stand-in worker: `npm:loop` spins until the pool terminates it, so only a cancel ends it.
+    const daemon = await startTestServer(undefined, undefined, { pool: { workerUrl: new URL('../../../daemon/src/jobs/test-workers/behave.mjs', import.meta.url) } });
+    try {
+      const { token } = await userWithSession(daemon, 'dev');
+      const { key } = await createKey(daemon, token);
+      const interrupt = new AbortController();
+      const io = captureIo(env({ SVC_API_KEY: key }), { signal: interrupt.signal });
+      const scanning = runSvc(['scan', '--remote', '--server', daemon.url, 'npm:loop'], io);
+      const running = async () => daemon.db.prepare<[], { id: string }>("SELECT id FROM scans WHERE status = 'running'").get();
+      for (let waited = 0; (await running()) === undefined; waited += 20) {
+        if (waited > 10_000) throw new Error('the scan never started');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const { id } = (await running())!;
+      interrupt.abort(new Error('interrupted'));
+      const result = await scanning;
+      expect(result.code).toBe(130);
+      expect(result.stderr.match(/svc: interrupted/g)).toHaveLength(1);
+      expect(result.stderr).toContain(`svc: interrupted; scan ${id} was cancelled on ${daemon.url}`);
+      expect((await daemon.services.scans.findById(id))?.status).toBe('cancelled');
+    } finally {
+      await daemon.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { REPORT_SCHEMA_VERSION, scoreFindings, SVC_VERSION } from '@svc/core';
 import type { Finding, ScanEvent, ScanReport, ScanRun, Stage, TargetFailure, TargetKind } from '@svc/core';
-import type { ApiClient } from '../client/api-client.js';
+import { ApiError, type ApiClient } from '../client/api-client.js';
 import { CliError } from '../client/run.js';
 import { connect, findCredential } from '../credentials/connect.js';
 import { resolveServer } from '../credentials/profiles.js';
@@ -84,11 +84,14 @@ export async function remoteScanCommand(
     for (const target of targets) {
       current = undefined;
       const input = toRemoteInput(target);
+      // The submission is not aborted by a Ctrl-C: once sent, the scan may already be queued, and only its id lets
+      // the interrupt cancel it (a second Ctrl-C still exits at once).
       const submitted =
         credential === 'api-key'
-          ? await client.request<ScanView>('POST', '/api/v1/scan', { body: { input, mode: options.mode }, signal: io.signal })
-          : await client.request<ScanView>('POST', '/scan', { body: { input, mode: options.mode }, signal: io.signal });
+          ? await client.request<ScanView>('POST', '/api/v1/scan', { body: { input, mode: options.mode } })
+          : await client.request<ScanView>('POST', '/scan', { body: { input, mode: options.mode } });
       current = submitted.id;
+      io.signal.throwIfAborted();
       const outcome = await follow(client, submitted, progress, io);
       const result = await readResult(client, credential, outcome, io);
       run.reports.push(...result.reports);
@@ -99,14 +102,32 @@ export async function remoteScanCommand(
   } catch (error) {
     progress.stop();
     if (io.signal.aborted) {
-      // Nothing is cancelled on the server (there is no cancel route); the scan finishes there and stays readable.
-      io.stderr.write(`svc: interrupted${current === undefined ? '' : `; scan ${current} goes on running on ${client.server}`}\n`);
+      io.stderr.write(`svc: interrupted${current === undefined ? '' : `; ${await cancelOnServer(client, credential, current)}`}\n`);
       return EXIT.interrupted;
     }
     throw error;
   }
   progress.stop();
   return printRun(run, options, io);
+}
+
+/** How long an interrupted scan's cancel request may take: the user pressed Ctrl-C and is waiting. */
+const CANCEL_TIMEOUT_MS = 3_000;
+
+/**
+ * Cancels an interrupted scan on the server (DELETE /api/v1/scan/{id}; its quota stays spent) and says what became
+ * of it. The cancel route takes an API key; a session has none, so such a scan goes on and stays readable.
+ */
+async function cancelOnServer(client: ApiClient, credential: RemoteCredential, scanId: string): Promise<string> {
+  if (credential !== 'api-key') return `scan ${scanId} goes on running on ${client.server} (cancelling needs an API key)`;
+  try {
+    await client.request<ScanView>('DELETE', `/api/v1/scan/${encodeURIComponent(scanId)}`, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) });
+    return `scan ${scanId} was cancelled on ${client.server}`;
+  } catch (error) {
+    // 409: it finished meanwhile, and its result stays readable.
+    if (error instanceof ApiError && error.code === 'CONFLICT') return `scan ${scanId} had already ended on ${client.server}`;
+    return `scan ${scanId} could not be cancelled on ${client.server} (${error instanceof Error ? error.message : String(error)}); it may go on running`;
+  }
 }
 
 function reportLabel(report: ScanReport): string {
@@ -119,7 +140,7 @@ interface Followed {
   findings: Map<string, Finding[]>;
 }
 
-/** Follows the scan's stream to its `completed` or `failed` event, feeding the live view on the way. */
+/** Follows the scan's stream to its `completed`, `failed` or `cancelled` event, feeding the live view on the way. */
 async function follow(client: ApiClient, submitted: ScanView, progress: Progress, io: CommandIo): Promise<Followed> {
   const findings = new Map<string, Finding[]>();
   const emit = (event: ScanEvent) => {
@@ -147,6 +168,7 @@ async function follow(client: ApiClient, submitted: ScanView, progress: Progress
       }
       case 'completed':
       case 'failed':
+      case 'cancelled':
         return { scan: (data as { scan: ScanView }).scan, findings };
       default:
         // Event kinds a newer daemon may add are not for this CLI.

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { discoverConfigs, formatRun, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, visibleLine } from '@svc/core';
+import { describeWhere, discoverConfigs, formatRun, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, targetTitle, visibleLine } from '@svc/core';
 import type { ReportFormat, ScanMode, ScanRun, SuppressionOptions } from '@svc/core';
 import { EXIT, type FailOn } from '../exit-codes.js';
 import { exitCodeForRun } from '../run-exit-code.js';
@@ -134,11 +134,16 @@ export type PrintOptions = Pick<ScanCommandOptions, 'format' | 'output' | 'failO
  * code. Shared with `svc scan --remote`, so a remote scan prints exactly what a local one does.
  */
 export async function printRun(run: ScanRun, options: PrintOptions, io: CommandIo): Promise<number> {
-  for (const failure of run.errors) io.stderr.write(`svc: ${visibleLine(failure.input)}: ${visibleLine(failure.message)}\n`);
-
   const toFile = options.output !== undefined;
+  // --quiet text: nothing but the findings, one line each (no header, score or summary), for grep and scripts.
+  const findingsOnly = options.quiet === true && options.format === 'text' && !toFile;
+  // Each failure is printed once: the text report on stdout has an Errors section, anything else gets it on stderr.
+  if (options.format !== 'text' || toFile || findingsOnly) {
+    for (const failure of run.errors) io.stderr.write(`svc: ${visibleLine(failure.input)}: ${visibleLine(failure.message)}\n`);
+  }
+
   const color = options.format === 'text' && !toFile && wantsColor(io.stdout, options.color, io.env);
-  const report = formatRun(options.format, run, { color });
+  const report = findingsOnly ? findingLines(run) : formatRun(options.format, run, { color });
   if (toFile) {
     try {
       await writeFileAtomic(options.output!, report);
@@ -147,8 +152,20 @@ export async function printRun(run: ScanRun, options: PrintOptions, io: CommandI
       return EXIT.error;
     }
     if (!options.quiet) io.stderr.write(`svc: wrote ${options.format} report to ${options.output}: ${countLine(run)}\n`);
-  } else {
+  } else if (report !== '') {
     io.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
   }
   return exitCodeForRun(run, options);
+}
+
+/** `<target>: SEVERITY rule-id message at file:line`, one line per finding; '' when there is none. */
+function findingLines(run: ScanRun): string {
+  return run.reports
+    .flatMap((report) =>
+      report.findings.map((finding) => {
+        const where = describeWhere(finding);
+        return `${visibleLine(targetTitle(report))}: ${finding.severity.toUpperCase()} ${finding.ruleId} ${visibleLine(finding.message)}${where ? ` at ${visibleLine(where)}` : ''}\n`;
+      }),
+    )
+    .join('');
 }

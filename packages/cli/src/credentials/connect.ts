@@ -12,6 +12,16 @@ import type { CredentialKind, CredentialStore, OpenStoreOptions } from './store.
 
 export const SESSION_EXPIRED = 'session expired: run `svc login`';
 
+/**
+ * SVC_TOKEN wins over the stored session, so `svc login` would not help while it is set: the fix is to unset it (and
+ * sign in) or to put a fresh token in it.
+ */
+export const ENV_SESSION_REJECTED = 'the session token in SVC_TOKEN has expired or was refused: unset SVC_TOKEN (then `svc login`) or renew it';
+
+function sessionExpiredError(source: CredentialSource): CliError {
+  return new CliError(source === 'SVC_TOKEN' ? ENV_SESSION_REJECTED : SESSION_EXPIRED, 'SESSION_EXPIRED');
+}
+
 export type CredentialSource = 'SVC_TOKEN' | 'SVC_API_KEY' | 'keychain' | 'file';
 
 export interface FoundCredential {
@@ -64,11 +74,20 @@ export function sessionExpired(token: string, now: Date): boolean {
  * A client for session routes whose 401 means one thing to the user: sign in again. Any other error passes as is.
  */
 export class SessionApiClient extends ApiClient {
+  constructor(
+    server: string,
+    token: string,
+    /** Where the token came from: what to tell the user when the server refuses it. */
+    private readonly source: CredentialSource,
+  ) {
+    super(server, token);
+  }
+
   override async request<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
     try {
       return await super.request<T>(method, path, options);
     } catch (error) {
-      throw expiredSession(error);
+      throw this.expiredSession(error);
     }
   }
 
@@ -76,13 +95,13 @@ export class SessionApiClient extends ApiClient {
     try {
       yield* super.events(path, options);
     } catch (error) {
-      throw expiredSession(error);
+      throw this.expiredSession(error);
     }
   }
-}
 
-function expiredSession(error: unknown): unknown {
-  return error instanceof ApiError && error.status === 401 ? new CliError(SESSION_EXPIRED) : error;
+  private expiredSession(error: unknown): unknown {
+    return error instanceof ApiError && error.status === 401 ? sessionExpiredError(this.source) : error;
+  }
 }
 
 /**
@@ -100,6 +119,6 @@ export async function connect(io: CommandIo, options: { server?: string }, crede
     throw new CliError(`not signed in to ${server}: run \`svc login\``);
   }
   if (credential === 'api-key') return new ApiClient(server, found.token);
-  if (sessionExpired(found.token, io.clock())) throw new CliError(SESSION_EXPIRED);
-  return new SessionApiClient(server, found.token);
+  if (sessionExpired(found.token, io.clock())) throw sessionExpiredError(found.source);
+  return new SessionApiClient(server, found.token, found.source);
 }

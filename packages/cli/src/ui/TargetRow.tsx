@@ -11,7 +11,8 @@ export function TargetRow({ row, color }: { row: TargetProgress; color: boolean 
     const files = row.files ? ` ${row.files.done}/${row.files.total} files` : '';
     status = <Text>{`${row.stage ?? 'starting'}${files}`}</Text>;
   } else if (row.status === 'failed') {
-    status = <Text color={tint('red')}>failed: {visibleLine(row.error ?? 'unknown error')}</Text>;
+    // The reason is printed once when the scan ends (the text report's Errors, else `svc: <target>: <reason>`).
+    status = <Text color={tint('red')}>failed</Text>;
   } else if (row.result?.coverage.status === 'not-scanned') {
     status = <Text color={tint('yellow')}>not scanned: {visibleLine(row.result.coverage.reasons.join('; '))}</Text>;
   } else {

@@ -22,7 +22,7 @@ describe('plain progress lines', () => {
       '[./srv] finding HIGH shell-injection tool input reaches a shell command at src/index.ts:12:5\n',
       '[./srv] problem bad.ts: unexpected token\n',
       '[./srv] done 1 finding(s), score 40/100 grade D\n',
-      '[npm:nope] error package not found\n',
+      '[npm:nope] failed\n',
     ]);
   });
 
@@ -51,8 +51,8 @@ describe('plain progress lines', () => {
   });
 
   it('never passes terminal escape sequences from scanned text through', () => {
-    const line = plainProgressLine({ type: 'error', target: 'evil\u001b[2J', message: 'bad\u001b]0;title\u0007' });
+    const line = plainProgressLine({ type: 'problem', target: 'evil\u001b[2J', file: 'a.js', message: 'bad\u001b]0;title\u0007' });
     expect(line).not.toContain('\u001b');
-    expect(line).toMatch(/^\[evil\S*U\+001B\S*\[2J\] error bad\S*U\+001B\S*\]0;title\S*U\+0007\S*$/);
+    expect(line).toMatch(/^\[evil\S*U\+001B\S*\[2J\] problem a\.js: bad\S*U\+001B\S*\]0;title\S*U\+0007\S*$/);
   });
 });

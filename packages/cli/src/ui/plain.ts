@@ -25,7 +25,8 @@ export function plainProgressLine(event: ScanEvent): string | undefined {
       return `${prefix} done ${report.findings.length} finding(s), score ${scoreLabel(report)}${note ? `, ${note}` : ''}`;
     }
     case 'error':
-      return `${prefix} error ${visibleLine(event.message)}`;
+      // The reason is printed once, with the run's other failures, when the scan ends (`svc: <input>: <reason>`).
+      return `${prefix} failed`;
   }
 }
 

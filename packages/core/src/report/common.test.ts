@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutPath, excerpt, findingLocation, jsonWithVisibleEscapes, visible, visibleLine } from './common.js';
+import { checkoutPath, excerpt, findingLocation, jsonWithVisibleEscapes, targetTitle, visible, visibleLine } from './common.js';
 import { sampleReport } from './sample-run.js';
 
 describe('visible', () => {
@@ -73,5 +73,22 @@ describe('checkoutPath', () => {
 
   it('leaves package paths alone', () => {
     expect(checkoutPath(sampleReport(), 'src/index.ts')).toBe('src/index.ts');
+  });
+});
+
+describe('targetTitle', () => {
+  const withTarget = (target: Partial<ReturnType<typeof sampleReport>['target']>) => {
+    const report = sampleReport([]);
+    return { ...report, target: { ...report.target, ...target } };
+  };
+
+  it('names the version the registry resolved for a package spec without one', () => {
+    expect(targetTitle(withTarget({ kind: 'npm', input: 'npm:weather-mcp', name: 'weather-mcp', version: '1.4.2' }))).toBe('npm:weather-mcp — weather-mcp@1.4.2');
+    expect(targetTitle(withTarget({ kind: 'pypi', input: 'pypi:notes-mcp', name: 'notes-mcp', version: '0.3.0' }))).toBe('pypi:notes-mcp — notes-mcp@0.3.0');
+  });
+
+  it('does not repeat a version the input already pins, and names the package of a folder', () => {
+    expect(targetTitle(withTarget({ kind: 'npm', input: 'npm:weather-mcp@1.4.2', name: 'weather-mcp', version: '1.4.2' }))).toBe('npm:weather-mcp@1.4.2');
+    expect(targetTitle(withTarget({ kind: 'directory', input: './servers/a', name: 'notes', version: '1.0.0' }))).toBe('./servers/a — notes@1.0.0');
   });
 });

@@ -114,11 +114,13 @@ export function describeWhere(finding: Finding): string {
 }
 
 export function targetTitle(report: ScanReport): string {
-  const { input, name, version, origin } = report.target;
+  const { kind, input, name, version, origin } = report.target;
   const label = version ? `${name}@${version}` : name;
   const head = origin ? `${origin.serverName} (${input})` : input;
-  // `npm:weather-mcp@1.2.0` already says what was scanned; `./servers/a` does not.
-  return name && !input.includes(name) ? `${head} — ${label}` : head;
+  // `npm:weather-mcp@1.2.0` already says what was scanned; `./servers/a` does not, nor does `npm:weather-mcp`, whose
+  // version the registry chose.
+  const unpinned = version !== undefined && (kind === 'npm' || kind === 'pypi') && !input.includes(version);
+  return name && (!input.includes(name) || unpinned) ? `${head} — ${label}` : head;
 }
 
 /** How judges voted, e.g. `confirm 2, dismiss 1 → confirm`; '' outside deep mode. */

@@ -71,6 +71,7 @@ export const configOriginSchema = z
     configPath: z.string().describe('The MCP client config file the target was expanded from.'),
     client: mcpClient.describe('Which MCP client the config file belongs to.'),
     serverName: z.string().describe('The server entry name in the config.'),
+    line: z.number().int().optional().describe('1-based line of the server entry in the config file (since 2.1.0).'),
     command: z.string().optional().describe('Launch command as configured (npx, uvx, node, python …).'),
     args: z.array(z.string()).optional().describe('Launch arguments as configured.'),
     url: z.string().optional().describe('Endpoint URL for remote servers.'),

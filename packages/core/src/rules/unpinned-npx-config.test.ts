@@ -77,6 +77,26 @@ describe('unpinned-npx-config in project configs', () => {
     expect(findings[0]?.evidence).toBe('npx -y @playwright/mcp@latest');
   });
 
+  it('points at the entry itself when the server name appears earlier in the file', () => {
+    const text = `{
+  "_comment": "browser: the playwright server, see below",
+  "mcpServers": {
+    "browser": {
+      "command": "npx",
+      "args": ["-y", "@playwright/mcp"]
+    }
+  }
+}`;
+    const findings = runRule(rule, { files: [{ path: '.mcp.json', text, role: 'config' }] });
+    expect(findings.map((finding) => finding.location)).toEqual([{ file: '.mcp.json', line: 4, column: 5 }]);
+  });
+
+  it("points at the server's line in the config a scan started from", () => {
+    const target = fromConfig('npx', ['-y', 'tavily-mcp']) as Extract<ScanTarget, { kind: 'npm' }>;
+    const withLine: ScanTarget = { ...target, origin: { ...target.origin!, line: 12 } };
+    expect(runRule(rule, { target: withLine })[0]?.location).toEqual({ file: '/home/u/.cursor/mcp.json', line: 12, column: 1 });
+  });
+
   it('ignores JSON files that are not client configs', () => {
     const text = '{ "mcpServers": { "x": { "command": "npx", "args": ["-y", "pkg"] } } }';
     expect(runRule(rule, { files: [{ path: 'docs/example.json', text }] })).toEqual([]);

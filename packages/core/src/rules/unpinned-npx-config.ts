@@ -3,8 +3,7 @@ import npa from 'npm-package-arg';
 import { createRule } from './create-rule.js';
 import type { RuleContext } from './create-rule.js';
 import type { SourceLocation } from '../scan/model.js';
-import { clientForPath, collectServers } from '../scan/sources/config.js';
-import { positionAt } from './support/text-patterns.js';
+import { clientForPath, collectServers, serverEntryPosition } from '../scan/sources/config.js';
 
 type Launcher = 'npm' | 'uv' | 'pipx';
 
@@ -102,8 +101,8 @@ function launchFromOrigin(context: RuleContext): Launch[] {
   const { target } = context.workspace;
   const origin = target.kind === 'config' ? undefined : target.origin;
   if (!origin?.command) return [];
-  // The origin keeps the parsed launch, not its line; pointing at the file is what a reader needs to fix it.
-  const location = { file: origin.configPath, line: 1, column: 1 };
+  // The origin keeps the line of the server's entry (an older report's origin may lack it: the top of the file).
+  const location = { file: origin.configPath, line: origin.line ?? 1, column: 1 };
   return [{ configPath: origin.configPath, serverName: origin.serverName, command: origin.command, args: origin.args ?? [], location }];
 }
 
@@ -116,13 +115,12 @@ function launchesInProjectConfigs(context: RuleContext): Launch[] {
       const { command, args } = server.entry;
       if (typeof command !== 'string') continue;
       const argv = Array.isArray(args) ? args.filter((arg): arg is string => typeof arg === 'string') : [];
-      const index = file.text.indexOf(JSON.stringify(server.name));
       launches.push({
         configPath: file.path,
         serverName: server.name,
         command,
         args: argv,
-        location: { file: file.path, ...(index >= 0 ? positionAt(file.text, index) : { line: 1, column: 1 }) },
+        location: { file: file.path, ...(serverEntryPosition(file.text, server) ?? { line: 1, column: 1 }) },
       });
     }
   }

@@ -30,6 +30,7 @@ import { withCodeContext } from './code-context.js';
 import { foldRootCauses } from './facets.js';
 import { launchedDependencies } from './launcher.js';
 import { scoreFindings } from './score.js';
+import { createYielder } from './yielder.js';
 import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
 
 export interface ScanOptions {
@@ -180,6 +181,7 @@ export async function scanWorkspace(
     const total = analyzable.length;
     let done = 0;
     for (const analyzer of ANALYZERS) {
+      options.signal?.throwIfAborted();
       const files = analyzable.filter((file) => file.language && analyzer.languages.includes(file.language));
       if (files.length === 0) continue;
       const result = await analyzer.analyze(files, {
@@ -211,9 +213,10 @@ export async function scanWorkspace(
       flows,
       facts,
       now: new Date(startedAt),
-    }, problems),
+    }, problems, options.signal),
   );
 
+  options.signal?.throwIfAborted();
   const silenced = applySuppressions({
     findings,
     files: inventory.files,
@@ -289,10 +292,12 @@ export async function scanWorkspace(
 
 type RuleInputs = Omit<RuleContext, 'report'>;
 
-function runRules(rules: readonly Rule[], inputs: RuleInputs, problems: ParseProblem[]): Finding[] {
+async function runRules(rules: readonly Rule[], inputs: RuleInputs, problems: ParseProblem[], signal?: AbortSignal): Promise<Finding[]> {
   const findings = new Map<string, Finding>();
+  const tick = createYielder(signal);
   for (const rule of rules) {
     if (!rule.meta.modes.includes(inputs.mode)) continue;
+    await tick();
     const context: RuleContext = {
       ...inputs,
       report: (input) => {

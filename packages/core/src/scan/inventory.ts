@@ -4,6 +4,7 @@ import path from 'node:path';
 import { readTreeFileSync } from './tree-file.js';
 import { parse as parseToml } from 'smol-toml';
 import type { FileRole, Language, Manifest, ParseProblem, SourceFile } from './model.js';
+import { createYielder } from './yielder.js';
 
 /**
  * What a scan looks at. Decisions (documented in docs/scanning.md):
@@ -115,12 +116,13 @@ export async function inventoryWorkspace(
 ): Promise<Inventory> {
   const candidates: Candidate[] = [];
   const problems: ParseProblem[] = [];
+  const tick = createYielder(signal);
   let skippedFiles = 0;
 
   // Breadth-first, lstat-based walk: symlinks are never followed, so a workspace cannot lead the scan out of itself.
   const queue: string[] = [''];
   while (queue.length > 0) {
-    signal?.throwIfAborted();
+    await tick();
     const relDir = queue.shift()!;
     let entries;
     try {
@@ -162,7 +164,7 @@ export async function inventoryWorkspace(
   let bytes = 0;
 
   for (const candidate of candidates) {
-    signal?.throwIfAborted();
+    await tick();
     const name = path.posix.basename(candidate.relPath);
     const extension = path.posix.extname(name).toLowerCase();
     const language = isDeclarationFile(name) ? undefined : LANGUAGE_BY_EXTENSION[extension];

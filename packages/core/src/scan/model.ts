@@ -43,6 +43,8 @@ export interface ConfigOrigin {
   configPath: string;
   client: McpClient;
   serverName: string;
+  /** The 1-based line of the server's entry in the config file. */
+  line?: number;
   /** The launch command as configured (`npx`, `uvx`, `node`, `python` …) and its arguments, for supply-chain rules. */
   command?: string;
   args?: string[];

@@ -23,7 +23,7 @@ export interface ScanRunnerOptions {
 }
 
 /** The stream's event kinds after the first `snapshot` (DESIGN.md "SSE"). */
-export type StreamEventKind = 'progress' | 'finding' | 'completed' | 'failed';
+export type StreamEventKind = 'progress' | 'finding' | 'completed' | 'failed' | 'cancelled';
 
 /**
  * Moves scans from the SQLite queue through the executor: claims the oldest queued scan whenever a slot is free,
@@ -71,6 +71,20 @@ export class ScanRunner {
     await this.options.executor.close();
   }
 
+  /**
+   * A scan the store has just marked `cancelled` (DELETE /api/v1/scan/{id}): a running one is stopped through its
+   * AbortSignal (the pool kills the worker and removes its temp dir) and `execute` sends the final `cancelled` event
+   * once the worker is gone; a queued one was never claimed, so the event is sent here.
+   */
+  async cancel(scanId: string): Promise<void> {
+    const job = this.inFlight.get(scanId);
+    if (job !== undefined) {
+      job.abort.abort();
+      return;
+    }
+    await this.emitFinal(scanId);
+  }
+
   private async pump(): Promise<void> {
     // One pump at a time: two concurrent ones could both see a free slot and overfill the pool.
     if (this.pumping) return;
@@ -110,14 +124,18 @@ export class ScanRunner {
     );
     await stored;
 
-    if (!outcome.ok && outcome.reason === 'aborted') {
+    // Cancelled meanwhile: whatever the worker ended with, the store's `cancelled` stands (complete and fail only
+    // change a running scan).
+    if (!outcome.ok && outcome.reason === 'aborted' && (await scans.findById(scan.id))?.status !== 'cancelled') {
       await scans.requeue(scan.id);
       logger.info('scan re-queued at shutdown', { scan_id: scan.id });
       return;
     }
     const now = clock();
     const ms = Math.round(performance.now() - started);
-    if (outcome.ok && gradedReports(outcome.run).length > 0) {
+    if (!outcome.ok && outcome.reason === 'aborted') {
+      logger.info('scan cancelled', { scan_id: scan.id, ms });
+    } else if (outcome.ok && gradedReports(outcome.run).length > 0) {
       const { summary, findings } = summarizeRun(outcome.run, scan);
       if (await scans.complete({ id: scan.id, run: outcome.run, summary, findings, now })) {
         logger.info('scan completed', { scan_id: scan.id, ms, findings: findings.length });
@@ -135,10 +153,15 @@ export class ScanRunner {
         });
       }
     }
-    const final = await scans.findById(scan.id);
-    if (final !== undefined && (final.status === 'completed' || final.status === 'failed')) {
+    await this.emitFinal(scan.id);
+  }
+
+  /** The terminal stream event of a scan that has ended (completed, failed or cancelled); nothing while it runs. */
+  private async emitFinal(scanId: string): Promise<void> {
+    const final = await this.options.scans.findById(scanId);
+    if (final !== undefined && (final.status === 'completed' || final.status === 'failed' || final.status === 'cancelled')) {
       // Anyone may follow a public scan's stream, so its stored events carry the public view.
-      await emit(final.status, { scan: scanView(final, { insider: final.visibility === 'private' }) });
+      await this.store(scanId, final.status, { scan: scanView(final, { insider: final.visibility === 'private' }) });
     }
   }
 

@@ -94,6 +94,23 @@ const getApi = createRoute({
   },
 });
 
+const cancelApi = createRoute({
+  method: 'delete',
+  path: '/api/v1/scan/{id}',
+  summary: 'Cancel a scan',
+  description:
+    'Stops a queued or running scan: it ends in `cancelled`, its worker is stopped and its stream gets a final `cancelled` event ({scan}). ' +
+    'The quota the submission spent is not refunded. Only the submitter or an owner or admin of the team that paid may cancel (others who can see the scan get 403); ' +
+    'a scan that has already completed, failed or been cancelled is 409 CONFLICT. Needs scan:submit (scan:write includes it).',
+  security: API_KEY_SECURITY,
+  middleware: [requireApiKey('scan:submit')] as const,
+  request: { params: scanIdParam },
+  responses: {
+    200: jsonContent(scanViewSchema, 'The scan, now cancelled'),
+    ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'INTERNAL_ERROR'),
+  },
+});
+
 const listApi = createRoute({
   method: 'get',
   path: '/api/v1/scans',
@@ -141,7 +158,7 @@ const stream = createRoute({
   path: '/scan/{id}/stream',
   summary: 'Follow a scan (server-sent events)',
   description:
-    'A fresh connection gets `snapshot` first ({scan, progress, findings}: the state so far), then `progress` ({target, stage, done?, total?}), `finding` ({target, finding}) and finally `completed` or `failed` ({scan}), after which the stream ends; ' +
+    'A fresh connection gets `snapshot` first ({scan, progress, findings}: the state so far), then `progress` ({target, stage, done?, total?}), `finding` ({target, finding}) and finally `completed`, `failed` or `cancelled` ({scan}), after which the stream ends; ' +
     'a scan that already ended gets the snapshot and its final event. Every event but the snapshot replays from its id: reconnect with `Last-Event-ID` to get exactly the events missed (no snapshot then). ' +
     'A comment line is sent every 15 s so proxies keep the connection open. One client address may hold 20 streams open at once; more is 429 RATE_LIMITED (window `open_streams`). Public scans for everyone; a private scan needs the Authorization of its owner or a member of the team that paid (a session token, or an API key with scan:get).',
   security: [...SESSION_SECURITY, ...API_KEY_SECURITY, {}],
@@ -213,6 +230,26 @@ export const scanRoutes = createRouter()
   .openapi(getApi, async (c) => {
     const { scan, insider } = await visibleScan(c, c.req.valid('param').id);
     return jsonWithResult(c, scanView(scan, { insider }), await c.get('services').scans.resultJson(scan.id), { envelope: false });
+  })
+  .openapi(cancelApi, async (c) => {
+    const { scan } = await visibleScan(c, c.req.valid('param').id);
+    const { scans, teams, runner, clock } = c.get('services');
+    const caller = c.get('user').id;
+    const teamAdmin = async () => {
+      const membership = scan.orgId === null ? undefined : await teams.membershipOf(caller);
+      return membership?.teamId === scan.orgId && (membership.role === 'owner' || membership.role === 'admin');
+    };
+    if (scan.userId !== caller && !(await teamAdmin())) throw new ServiceError('FORBIDDEN', 'Only the submitter or an admin of the team that paid may cancel this scan.');
+    const outcome = await scans.cancel({ id: scan.id, now: clock() });
+    if (outcome === 'not_found') throw new ServiceError('NOT_FOUND');
+    if (outcome === 'finished') {
+      const status = (await scans.findById(scan.id))?.status ?? scan.status;
+      throw new ServiceError('CONFLICT', `The scan has already ${status === 'cancelled' ? 'been cancelled' : status}.`);
+    }
+    await runner.cancel(scan.id);
+    const cancelled = await scans.findById(scan.id);
+    if (cancelled === undefined) throw new ServiceError('NOT_FOUND');
+    return c.json(scanView(cancelled, { insider: true }), 200);
   })
   .openapi(listApi, async (c) => c.json(await listPage(c, c.get('apiKey').userId, 'public', c.req.valid('query')), 200))
   .openapi(submitWeb, async (c) => {
@@ -389,7 +426,7 @@ function panelVotes(scanId: string, run: ScanRun) {
 
 // ---- the event stream ----
 
-const TERMINAL_EVENTS = new Set(['completed', 'failed']);
+const TERMINAL_EVENTS = new Set(['completed', 'failed', 'cancelled']);
 
 /** Open streams one client address may hold at once (a browser tab per scan, a CI job per scan); more is 429. */
 export const MAX_STREAMS_PER_CLIENT = 20;

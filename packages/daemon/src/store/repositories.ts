@@ -253,6 +253,11 @@ export interface ScanRepository {
   /** Only a running scan completes or fails; false otherwise (e.g. cancelled meanwhile). */
   complete(input: { id: string; run: ScanRun; summary: ScanSummary; findings: ReadonlyArray<{ ruleId: string; category: string; severity: Severity }>; now: Date }): Promise<boolean>;
   fail(input: { id: string; message: string; now: Date }): Promise<boolean>;
+  /**
+   * A queued or running scan becomes `cancelled` (its quota stays spent); `finished` when it had already completed,
+   * failed or been cancelled, `not_found` when there is no such scan.
+   */
+  cancel(input: { id: string; now: Date }): Promise<'cancelled' | 'finished' | 'not_found'>;
   /** A running scan goes back to the queue (shutdown before it finished). */
   requeue(id: string): Promise<void>;
   /** At start: scans left running by a daemon that stopped go back to the queue. Returns how many. */

@@ -205,6 +205,14 @@ export class SqliteScanRepository implements ScanRepository {
     return result.changes > 0;
   }
 
+  async cancel({ id, now }: { id: string; now: Date }): Promise<'cancelled' | 'finished' | 'not_found'> {
+    const result = this.db
+      .prepare("UPDATE scans SET status = 'cancelled', finished_at = ? WHERE id = ? AND status IN ('queued', 'running')")
+      .run(now.toISOString(), id);
+    if (result.changes > 0) return 'cancelled';
+    return this.db.prepare('SELECT 1 FROM scans WHERE id = ?').get(id) === undefined ? 'not_found' : 'finished';
+  }
+
   async requeue(id: string): Promise<void> {
     this.db.prepare("UPDATE scans SET status = 'queued', started_at = NULL WHERE id = ? AND status = 'running'").run(id);
   }

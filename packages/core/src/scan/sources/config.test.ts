@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientForPath, collectServers, projectRoot, serverTarget } from './config.js';
+import { clientForPath, collectServers, projectRoot, readConfig, serverTarget } from './config.js';
 import { TargetError } from './errors.js';
 
 let work: string;
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 function target(entry: Record<string, unknown>): ReturnType<typeof serverTarget> {
-  return serverTarget({ name: 'srv', entry }, configPath, 'unknown');
+  return serverTarget({ name: 'srv', entry, keyPath: ['mcpServers', 'srv'] }, configPath, 'unknown');
 }
 
 describe('launch commands → targets', () => {
@@ -104,5 +104,34 @@ describe('config helpers', () => {
     }
     // Without the home boundary the same walk does find the manifest.
     expect(await projectRoot(path.join(home, 'servers/weather/server.js'))).toBe(home);
+  });
+});
+
+describe('readConfig', () => {
+  it("records the line of each server's entry, also when its name appears earlier in the file", async () => {
+    const file = path.join(work, 'lines.json');
+    await writeFile(
+      file,
+      `{
+  // "notes" runs the notes server; "files" the filesystem one
+  "mcpServers": {
+    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] },
+
+    "notes": {
+      "command": "npx",
+      "args": ["-y", "notes-mcp"]
+    }
+  },
+  "projects": { "/work/app": { "mcpServers": { "notes": { "command": "uvx", "args": ["notes-mcp"] } } } }
+}`,
+    );
+    const servers = await readConfig(file);
+    expect(servers.map((server) => [server.name, server.line])).toEqual([
+      ['files', 4],
+      ['notes', 6],
+      ['notes (/work/app)', 11],
+    ]);
+    const target = await serverTarget(servers[1]!, file, 'unknown');
+    expect(target.kind === 'config' ? undefined : target.origin).toMatchObject({ serverName: 'notes', line: 6 });
   });
 });

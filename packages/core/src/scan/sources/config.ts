@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import { readTreeFileSync } from '../tree-file.js';
 import os from 'node:os';
 import path from 'node:path';
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import type { ConfigOrigin, McpClient, ScanTarget } from '../model.js';
 import { TargetError } from './errors.js';
 import { gitTarget, npmTarget, pypiTarget } from './specs.js';
@@ -34,6 +34,8 @@ interface ServerEntry {
 export interface ConfiguredServer {
   name: string;
   entry: ServerEntry;
+  /** Where the entry sits in the document (`['mcpServers', 'notes']`), to find its line in the file's text. */
+  keyPath: string[];
 }
 
 /** The client a config file belongs to, judged by its name and folder alone. */
@@ -92,11 +94,22 @@ function looksLikeServer(value: unknown): value is ServerEntry {
   return isRecord(value) && (typeof value.command === 'string' || typeof value.url === 'string' || typeof value.serverUrl === 'string' || typeof value.httpUrl === 'string');
 }
 
-function serversIn(map: unknown, prefix = ''): ConfiguredServer[] {
+function serversIn(map: unknown, mapPath: string[], prefix = ''): ConfiguredServer[] {
   if (!isRecord(map)) return [];
   return Object.entries(map)
     .filter(([, entry]) => looksLikeServer(entry))
-    .map(([name, entry]) => ({ name: prefix ? `${name} (${prefix})` : name, entry: entry as ServerEntry }));
+    .map(([name, entry]) => ({ name: prefix ? `${name} (${prefix})` : name, entry: entry as ServerEntry, keyPath: [...mapPath, name] }));
+}
+
+/**
+ * The line and column of a server entry's key in the config text (1-based), so a finding about the launch points
+ * at the server, not at the top of the file; undefined when the text does not hold it.
+ */
+export function serverEntryPosition(text: string, server: ConfiguredServer): { line: number; column: number } | undefined {
+  const root = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const value = root === undefined ? undefined : findNodeAtLocation(root, server.keyPath);
+  const key = value?.parent?.type === 'property' ? value.parent.children?.[0] : undefined;
+  return key === undefined ? undefined : lineAndColumn(text, key.offset);
 }
 
 /**
@@ -106,14 +119,14 @@ function serversIn(map: unknown, prefix = ''): ConfiguredServer[] {
 export function collectServers(document: unknown): ConfiguredServer[] {
   if (!isRecord(document)) return [];
   const servers = [
-    ...serversIn(document.mcpServers),
-    ...serversIn(document.servers),
-    ...serversIn(isRecord(document.mcp) ? document.mcp.servers : undefined),
-    ...serversIn(document['mcp.servers']),
+    ...serversIn(document.mcpServers, ['mcpServers']),
+    ...serversIn(document.servers, ['servers']),
+    ...serversIn(isRecord(document.mcp) ? document.mcp.servers : undefined, ['mcp', 'servers']),
+    ...serversIn(document['mcp.servers'], ['mcp.servers']),
   ];
   if (isRecord(document.projects)) {
     for (const [project, settings] of Object.entries(document.projects)) {
-      if (isRecord(settings)) servers.push(...serversIn(settings.mcpServers, project));
+      if (isRecord(settings)) servers.push(...serversIn(settings.mcpServers, ['projects', project, 'mcpServers'], project));
     }
   }
   return servers;
@@ -145,7 +158,7 @@ export function explainNotConfig(file: string): string {
   return 'no MCP servers in this JSON file (expected "mcpServers", "servers" or "mcp.servers" entries with a command or url)';
 }
 
-export async function readConfig(configPath: string): Promise<ConfiguredServer[]> {
+export async function readConfig(configPath: string): Promise<Array<ConfiguredServer & { line?: number }>> {
   let text: string;
   try {
     text = readConfigText(configPath);
@@ -161,7 +174,10 @@ export async function readConfig(configPath: string): Promise<ConfiguredServer[]
       `not valid JSON: ${printParseErrorCode(first.error)} at line ${line} column ${column}`,
     );
   }
-  return collectServers(data);
+  return collectServers(data).map((server) => {
+    const line = serverEntryPosition(text, server)?.line;
+    return line === undefined ? server : { ...server, line };
+  });
 }
 
 /** One target per configured server, each carrying where it came from. */
@@ -184,7 +200,7 @@ function optionalString(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-export async function serverTarget(server: ConfiguredServer, configPath: string, client: McpClient): Promise<ScanTarget> {
+export async function serverTarget(server: ConfiguredServer & { line?: number }, configPath: string, client: McpClient): Promise<ScanTarget> {
   const { entry } = server;
   const command = optionalString(entry.command);
   const args = strings(entry.args);
@@ -194,6 +210,7 @@ export async function serverTarget(server: ConfiguredServer, configPath: string,
     configPath,
     client,
     serverName: server.name,
+    ...(server.line === undefined ? {} : { line: server.line }),
     ...(command ? { command, args } : {}),
     ...(url ? { url } : {}),
     ...(envKeys.length > 0 ? { envKeys } : {}),

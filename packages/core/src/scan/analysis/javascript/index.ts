@@ -20,6 +20,7 @@ import { buildFileIndex, functionOwners, resolveRelativeImport } from './file-in
 import { newScope, type FileContext } from './scope.js';
 import { TaintEngine } from './taint.js';
 import { attachCapabilities } from '../capabilities.js';
+import { createYielder } from '../../yielder.js';
 
 // Every tool declaration of a supported framework contains one of these words; a file (or a subtree) without any of
 // them needs no extractor.
@@ -125,8 +126,9 @@ function moduleClosure(path: string, indexes: ReadonlyMap<string, FileIndex>): s
 async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): Promise<LanguageAnalysis> {
   const problems: ParseProblem[] = [];
   const indexes = new Map<string, FileIndex>();
+  const tick = createYielder(options.signal);
   for (const file of files) {
-    options.signal?.throwIfAborted();
+    await tick();
     const outcome = parseFile(file);
     options.onFile?.(file);
     if (!outcome.ok) {
@@ -134,8 +136,6 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
       continue;
     }
     indexes.set(file.path, buildFileIndex(outcome.parsed));
-    // Let the event loop breathe between files so progress events and cancellation get through.
-    if (indexes.size % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   // Constants, schemas and tool objects are often defined in one file and used in another: let static evaluation
   // follow relative imports once every file is indexed.
@@ -154,6 +154,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   // One map for the whole package: a tool registered in one file may be handled by a function exported from another.
   const handlers = new Map<AstNode, ToolHandler>();
   for (const [path, index] of indexes) {
+    await tick();
     // Facts found in a bundle belong to inlined third-party code as often as not; the engine does not report them.
     const extraction = extractTools(index, index.parsed.file.role === 'bundle' ? undefined : facts);
     allTools.push(...extraction.tools);
@@ -169,7 +170,7 @@ async function analyze(files: readonly SourceFile[], options: AnalyzeOptions): P
   facts.push(...handlerIdentityFacts(handlers.values(), (handler) => functionOwners.get(handler.node) ?? indexes.get(handler.tool.location.file)));
   options.signal?.throwIfAborted();
   const engine = new TaintEngine({ files: contexts, tools: allTools });
-  const flows = engine.run();
+  const flows = await engine.run(tick);
   attachCapabilities(allTools, engine.toolReach, facts);
   const diagnostics = unrecognisedShapes(indexes.values(), allTools);
   return { tools: dedupeTools(allTools), flows, facts, problems, parsedFiles: contexts.size, diagnostics };

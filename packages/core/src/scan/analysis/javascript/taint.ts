@@ -54,8 +54,10 @@ const OPAQUE_FUNCTION_NAME =
 const PATH_JOINERS = new Set(['join', 'resolve', 'posix.join', 'posix.resolve', 'win32.join', 'win32.resolve']);
 
 export class TaintEngine extends ExpressionAnalysis {
-  run(): TaintFlow[] {
+  /** `between` runs before each file (the scan's yielder: cancellation and progress get a turn). */
+  async run(between: () => Promise<void> = async () => {}): Promise<TaintFlow[]> {
     for (const file of this.options.files.values()) {
+      await between();
       const ctx: Ctx = {
         file,
         scope: file.moduleScope,

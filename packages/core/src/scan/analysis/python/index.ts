@@ -14,6 +14,7 @@ import { errorShare, MAX_ERROR_SHARE, pythonParser } from './parser.js';
 import { indexModule, PyProgram, type PyExtraction, type PyHandler } from './program.js';
 import { analyzeTaint } from './taint.js';
 import { attachCapabilities, type Reach } from '../capabilities.js';
+import { createYielder } from '../../yielder.js';
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -32,9 +33,10 @@ export const pythonAnalyzer: LanguageAnalyzer = {
     let flows: TaintFlow[] = [];
     const facts: CodeFact[] = [];
     const toolReach = new Map<string, Reach>();
+    const tick = createYielder(options.signal);
     try {
       for (const file of files) {
-        options.signal?.throwIfAborted();
+        await tick();
         if (file.text === undefined) continue;
         let tree;
         try {
@@ -79,10 +81,12 @@ export const pythonAnalyzer: LanguageAnalyzer = {
         problems.push({ file: '', message: `python tool extraction failed: ${message(error)}`, kind: 'failed' });
       }
 
-      options.signal?.throwIfAborted();
+      await tick();
       try {
-        flows = analyzeTaint(program, handlers, toolReach);
+        flows = await analyzeTaint(program, handlers, tick, toolReach);
       } catch (error) {
+        // A stop is not a dataflow failure to record: it ends the scan.
+        if (options.signal?.aborted) throw error;
         problems.push({ file: '', message: `python dataflow failed: ${message(error)}`, kind: 'failed' });
       }
 
@@ -92,6 +96,7 @@ export const pythonAnalyzer: LanguageAnalyzer = {
         problems.push({ file: '', message: `python handler identity facts failed: ${message(error)}`, kind: 'failed' });
       }
       for (const module of program.modules) {
+        await tick();
         try {
           facts.push(...pythonFacts(module));
         } catch (error) {

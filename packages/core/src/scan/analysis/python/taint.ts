@@ -11,10 +11,19 @@ import { Scope } from './scope.js';
 import { functionParameters, location, parameterName, snippet, splatParameters, type Node } from './syntax.js';
 import { inputTaint, placeInArgv, requestTaint, substitute, type ReturnSite, type SinkInfo, type Summary, type Taint, type TaintContext } from './values.js';
 
-/** Runs the dataflow over a parsed package: summaries on demand from the handlers, plus a sweep for secrets, environment dumps and decoded payloads. */
-export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[], toolReach?: Map<string, Reach>): TaintFlow[] {
+/**
+ * Runs the dataflow over a parsed package: summaries on demand from the handlers, plus a sweep for secrets, environment
+ * dumps and decoded payloads. `between` runs between units of work (the scan's yielder: cancellation gets a turn).
+ */
+export async function analyzeTaint(
+  program: PyProgram,
+  handlers: readonly PyHandler[],
+  between: () => Promise<void> = async () => {},
+  toolReach?: Map<string, Reach>,
+): Promise<TaintFlow[]> {
   const engine = new TaintEngine(program);
   for (const module of program.modules) {
+    await between();
     if (ORIGIN_WORDS.test(module.file.text ?? '')) engine.analyzeModuleBody(module);
   }
   // Handlers pull in the summaries they need. The sweep for secrets, environment dumps and decoded payloads visits
@@ -28,6 +37,7 @@ export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[],
     const returning = new Set<string>();
     for (const entry of functions) {
       if (visited.has(entry) || !mentions.test(entry.text)) continue;
+      await between();
       visited.add(entry);
       const summary = engine.summary(entry.module, entry.definition);
       if (summary.returns.some((taint) => !taint.param && taint.origin.kind !== 'unknown')) {
@@ -38,9 +48,15 @@ export function analyzeTaint(program: PyProgram, handlers: readonly PyHandler[],
     if (returning.size === 0) break;
     mentions = new RegExp(`\\b(${[...returning].join('|')})\\s*\\(`);
   }
-  for (const handler of handlers) engine.analyzeHandler(handler);
+  for (const handler of handlers) {
+    await between();
+    engine.analyzeHandler(handler);
+  }
   if (toolReach) for (const [tool, reach] of engine.toolReach) toolReach.set(tool, reach);
-  for (const route of findRoutes(program)) engine.analyzeRoute(route);
+  for (const route of findRoutes(program)) {
+    await between();
+    engine.analyzeRoute(route);
+  }
   return engine.flows;
 }
 
