@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import path from 'node:path';
 import { parseTrustedProxies } from '@svc/core';
+import { parseGitPolicy, type GitPolicy } from './jobs/git-destination.js';
 
 /** The operator contract of DESIGN.md "Configuration and operator contract": env names are fixed, flags override them. */
 export interface DaemonConfig {
@@ -16,6 +17,8 @@ export interface DaemonConfig {
   mailFrom: string;
   trustedProxies: string[];
   scanRoots: string[];
+  /** SVC_GIT_PROTOCOLS, SVC_GIT_ALLOW_PRIVATE, SVC_GIT_HOSTS: where scans of git URLs may connect (jobs/git-destination.ts). */
+  git: GitPolicy;
   /** SVC_SCAN_WORKERS: scans that run at once, each in its own worker thread. */
   scanWorkers: number;
   /** SVC_SCAN_TIMEOUT_SECONDS: a scan running longer is stopped and fails. */
@@ -104,10 +107,17 @@ export function loadConfig(
     mailFrom: nonEmpty(env['SVC_MAIL_FROM']) ?? DEFAULT_MAIL_FROM,
     trustedProxies,
     scanRoots: parseScanRoots(env['SVC_SCAN_ROOTS'], environment.platform),
+    git: gitPolicy(env),
     scanWorkers: parseBoundedInteger(env['SVC_SCAN_WORKERS'], 'SVC_SCAN_WORKERS', defaultScanWorkers(environment.parallelism ?? availableParallelism()), MAX_SCAN_WORKERS),
     scanTimeoutSeconds: parseBoundedInteger(env['SVC_SCAN_TIMEOUT_SECONDS'], 'SVC_SCAN_TIMEOUT_SECONDS', DEFAULT_SCAN_TIMEOUT_SECONDS, MAX_SCAN_TIMEOUT_SECONDS),
     stripe: parseStripe(env, host, port),
   };
+}
+
+function gitPolicy(env: Record<string, string | undefined>): GitPolicy {
+  const policy = parseGitPolicy(env);
+  if ('error' in policy) throw new ConfigError(policy.error);
+  return policy;
 }
 
 /** The per-user data directory of each platform's convention (XDG on Linux and other Unixes). */

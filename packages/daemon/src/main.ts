@@ -45,6 +45,7 @@ function open(flags: ConfigFlags): Opened {
           }),
         }),
     scanRoots: config.scanRoots,
+    git: config.git,
     pool: { size: config.scanWorkers, timeoutMs: config.scanTimeoutSeconds * 1000 },
   });
   return { config, db, services };

@@ -12,6 +12,7 @@ import { SqliteQuotaStore } from './store/quota.js';
 import { SqliteBillingRepository } from './store/sqlite-billing.js';
 import type { BillingRepository } from './store/repositories.js';
 import { SqliteRegistryRepository, type RegistryRepository } from './store/registry.js';
+import { DEFAULT_GIT_POLICY, type GitPolicy } from './jobs/git-destination.js';
 import { sqliteRepositories } from './store/sqlite.js';
 
 /** Everything a handler may use, reached through `c.get('services')` (DESIGN.md convention 3): no module globals. */
@@ -49,6 +50,8 @@ export interface Services {
   trustedProxies: readonly string[];
   /** SVC_SCAN_ROOTS: the only local folders a caller may name as a scan input. */
   scanRoots: readonly string[];
+  /** Where scans of git URLs may connect. */
+  git: GitPolicy;
   /** Moves queued scans through the worker pool; handlers call notify() after queueing. */
   runner: ScanRunner;
   /** Fan-out of stored stream events to open SSE connections. */
@@ -66,8 +69,9 @@ export interface ServiceOptions {
   billing?: BillingProvider;
   trustedProxies?: readonly string[];
   scanRoots?: readonly string[];
+  git?: GitPolicy;
   /** The worker pool's settings (SVC_SCAN_WORKERS, SVC_SCAN_TIMEOUT_SECONDS); defaults: 1 worker, 300 s. */
-  pool?: Partial<Omit<ScanPoolOptions, 'scanRoots'>>;
+  pool?: Partial<Omit<ScanPoolOptions, 'scanRoots' | 'git'>>;
   /** Runs the scans instead of a ScanPool built from `pool` (a test that needs a worker that crashes on purpose). */
   executor?: ScanExecutor;
   streamHeartbeatMs?: number;
@@ -83,13 +87,14 @@ export function buildServices({
   billing,
   trustedProxies = [],
   scanRoots = [],
+  git = DEFAULT_GIT_POLICY,
   pool = {},
   executor,
   streamHeartbeatMs = 15_000,
 }: ServiceOptions): Services {
   const repositories = sqliteRepositories(db);
   const hub = new ScanEventHub();
-  const poolOptions: ScanPoolOptions = { workerUrl: scanWorkerUrl(), size: 1, timeoutMs: 300_000, ...pool, scanRoots };
+  const poolOptions: ScanPoolOptions = { workerUrl: scanWorkerUrl(), size: 1, timeoutMs: 300_000, ...pool, scanRoots, git };
   const runner = new ScanRunner({
     scans: repositories.scans,
     // Nothing runs until the runner is started (svcd serving); `svcd admin` builds services without starting it.
@@ -116,6 +121,7 @@ export function buildServices({
     clock,
     trustedProxies,
     scanRoots,
+    git,
     runner,
     hub,
     streamHeartbeatMs,

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { DEFAULT_GIT_POLICY, type GitPolicy } from './git-destination.js';
 import type { ScanEvent, ScanMode, ScanRun } from '@svc/core';
 
 export interface ScanJob {
@@ -22,6 +23,8 @@ export interface ScanPoolOptions {
   timeoutMs: number;
   /** SVC_SCAN_ROOTS, absolute, resolved: local folders a caller may name (path inputs, config files, file:// git URLs). Empty: all local inputs refused. */
   scanRoots: readonly string[];
+  /** Where scans of git URLs may connect; default https to public addresses only. */
+  git?: GitPolicy;
   /** Parent dir for each job's private temp dir (default os.tmpdir()). */
   tempRoot?: string;
   /** Passed to core's SourceOptions: npm registry, PyPI index, tarball cache dir. */
@@ -54,6 +57,7 @@ export interface WorkerInput {
   input: string;
   mode: ScanMode;
   scanRoots: readonly string[];
+  git: GitPolicy;
   tempDir: string;
   source: { npmRegistry?: string; pypiIndex?: string; cacheDir?: string };
 }
@@ -197,6 +201,7 @@ export class ScanPool {
       input: job.input,
       mode: job.mode,
       scanRoots: this.#options.scanRoots,
+      git: this.#options.git ?? DEFAULT_GIT_POLICY,
       tempDir,
       source: { ...this.#options.source },
     };

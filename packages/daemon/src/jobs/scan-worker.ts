@@ -10,9 +10,11 @@ import {
   targetLabel,
   TargetError,
   type ScanEvent,
+  type ScanOptions,
   type ScanRun,
   type ScanTarget,
 } from '@svc/core';
+import { checkGitDestination, GIT_FETCH_FAILED } from './git-destination.js';
 import { checkExpandedTarget, checkScanInput } from './input-policy.js';
 import type { WorkerInput, WorkerMessage } from './pool.js';
 
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
     return;
   }
   const throttle = createThrottle((event) => post({ type: 'event', event }));
-  const options = {
+  const options: ScanOptions = {
     mode: job.mode,
     onEvent: throttle.emit,
     source: { ...job.source, tempRoot: job.tempDir },
@@ -124,10 +126,24 @@ async function main(): Promise<void> {
       fail(label, allowed.message);
       continue;
     }
+    // Git URLs, a config's included: resolved, checked and pinned before git runs (git-destination.ts).
+    let scanOptions = options;
+    if (allowed.target.kind === 'git') {
+      const destination = await checkGitDestination(allowed.target.url, job.git);
+      if (!destination.ok) {
+        fail(label, destination.message);
+        continue;
+      }
+      scanOptions = { ...options, source: { ...options.source, git: destination.git } };
+    }
     try {
-      run.reports.push(await scanTarget(allowed.target, options));
+      run.reports.push(await scanTarget(allowed.target, scanOptions));
     } catch (error) {
-      fail(label, describeError(error));
+      if (allowed.target.kind === 'git' && error instanceof TargetError) {
+        // git's own message names hosts, ports and services of the daemon's network: the operator's log gets it.
+        console.error(`svcd: git fetch of ${label} failed: ${error.reason}`);
+        fail(label, GIT_FETCH_FAILED);
+      } else fail(label, describeError(error));
     }
   }
   throttle.flush();

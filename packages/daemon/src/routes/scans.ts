@@ -18,6 +18,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { AppEnv } from '../env.js';
+import { gitUrlProblem } from '../jobs/git-destination.js';
 import { checkScanInput } from '../jobs/input-policy.js';
 import { describeTarget } from '../jobs/summary.js';
 import { requireApiKey } from '../middleware/api-key.js';
@@ -313,9 +314,12 @@ async function submitScan(
   body: z.infer<typeof submitBody>,
   caller: { user?: User | undefined; keyId?: string },
 ): Promise<ScanRecord> {
-  const { scans, teams, scanRoots, runner, clock } = c.get('services');
+  const { scans, teams, scanRoots, git, runner, clock } = c.get('services');
   const checked = checkScanInput(body.input, scanRoots);
   if (!checked.ok) throw invalidField('input', checked.message);
+  // A git URL's transport and literal address are refused here; its host name is resolved and pinned in the worker.
+  const gitProblem = checked.target.kind === 'git' ? gitUrlProblem(checked.target.url, git) : undefined;
+  if (gitProblem !== undefined) throw invalidField('input', gitProblem);
   const visibility = body.visibility ?? defaultVisibility(checked.target);
 
   let tier: Tier = 'anonymous';
