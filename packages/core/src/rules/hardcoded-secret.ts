@@ -40,7 +40,9 @@ export default createRule({
       'whose header names an algorithm; any of these hidden in base64) or a high-entropy literal assigned to a setting ' +
       'named like a secret (`password`, `secret`, `token`, `api_key`; quoted in code, also unquoted in `.env` and config ' +
       'files) is written into a file of the package, including `.env`, `*.pem`, `*.key` and credentials files shipped ' +
-      'with it. JWTs and named literals are recognised by shape, not by a provider, and are reported at medium. Anyone who downloads the package can use it, and MCP servers are often published to ' +
+      'with it. JWTs and named literals are recognised by shape, not by a provider, and are reported at medium; so are ' +
+      'Google API keys, which are made to ship in clients and are restricted in the console (check that they are). ' +
+      'Anyone who downloads the package can use it, and MCP servers are often published to ' +
       'public registries. Placeholders and documentation values are ignored; keys under test, fixture and example ' +
       'paths are reported at low severity. Evidence shows only the first and last four characters.',
     remediation:

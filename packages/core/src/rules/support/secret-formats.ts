@@ -14,7 +14,10 @@ export interface SecretFormat {
   needsContext?: RegExp;
   /** A structural check a match must pass to be a credential at all (a JWT's header, a literal's entropy). */
   accept?(match: RegExpExecArray): boolean;
-  /** The severity when it is not `high`: formats recognised by shape rather than by a provider's prefix. */
+  /**
+   * The severity when it is not `high`: formats recognised by shape rather than by a provider's prefix, and keys made to
+   * be embedded in clients (their abuse costs quota, not access).
+   */
   severity?: 'medium';
 }
 
@@ -118,7 +121,10 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   { id: 'anthropic-key', label: 'Anthropic API key', pattern: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{80,}/g },
   { id: 'openai-project-key', label: 'OpenAI API key', pattern: /\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/g },
   { id: 'openai-legacy-key', label: 'OpenAI API key', pattern: /\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|\bsk-[A-Za-z0-9]{48}\b/g },
-  { id: 'google-api-key', label: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
+  // A Google API key names a project for quota and billing and is meant to ship in web pages and apps, restricted by
+  // referrer or API in the console; an unrestricted one still lets others spend the owner's quota. Medium: check the
+  // restrictions, unlike a key that grants access to data or accounts.
+  { id: 'google-api-key', label: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, severity: 'medium' },
   { id: 'gitlab-token', label: 'GitLab personal access token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
   { id: 'sendgrid-key', label: 'SendGrid API key', pattern: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g },
   { id: 'twilio-api-key', label: 'Twilio API key', pattern: /\bSK[0-9a-f]{32}\b/g, needsContext: /twilio/i },
