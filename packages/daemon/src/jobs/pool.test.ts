@@ -1,5 +1,6 @@
 // Real worker threads throughout. The scan worker is the BUILT dist/scan-worker.js: run `npm run build -w @svc/daemon`
 // (and `npm run build -w @svc/core` after core changes) before these tests.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -263,5 +264,22 @@ describe('ScanPool with misbehaving workers', () => {
     const tempRoot = await newTempRoot();
     expect(() => new ScanPool({ workerUrl: BEHAVE_WORKER, size: 0, timeoutMs: 1000, scanRoots: [], tempRoot })).toThrow(RangeError);
     expect(() => new ScanPool({ workerUrl: BEHAVE_WORKER, size: 1, timeoutMs: 0, scanRoots: [], tempRoot })).toThrow(RangeError);
+  });
+});
+
+describe('job folders a killed daemon left behind', () => {
+  it('are removed at start when their process is gone; folders of live processes and other files stay', async () => {
+    const tempRoot = await newTempRoot();
+    // The pid of a process that has exited: the shape of what `kill -9` of a daemon leaves.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const orphan = path.join(tempRoot, `svcd-job-${dead}-a1b2c3`);
+    await mkdir(path.join(orphan, 'svc-scan-x', 'package'), { recursive: true });
+    await writeFile(path.join(orphan, 'svc-scan-x', 'package', 'big.bin'), Buffer.alloc(1024));
+    const live = path.join(tempRoot, `svcd-job-${process.pid}-d4e5f6`);
+    await mkdir(live);
+    await mkdir(path.join(tempRoot, 'someone-else'));
+    const removed = await pool({ tempRoot }).removeOrphanedJobDirs();
+    expect(removed).toEqual([`svcd-job-${dead}-a1b2c3`]);
+    expect((await readdir(tempRoot)).sort()).toEqual(['someone-else', `svcd-job-${process.pid}-d4e5f6`]);
   });
 });

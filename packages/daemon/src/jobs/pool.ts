@@ -1,7 +1,7 @@
 // Runs scans off the request path: a bounded number at once, each in a fresh worker thread with its own temp dir,
 // a time limit and a heap cap, so one hostile or huge target costs one thread and never the daemon.
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -95,6 +95,19 @@ interface Running {
   done: Promise<void>;
 }
 
+/** Job folders are `svcd-job-<pid>-<random>`: the pid says whose they are after a crash. */
+const JOB_DIR_PREFIX = 'svcd-job-';
+
+/** Whether a process exists (EPERM: it does, owned by someone else). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export class ScanPool {
   readonly #options: ScanPoolOptions;
   readonly #queue: Queued[] = [];
@@ -105,6 +118,27 @@ export class ScanPool {
     if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`scan pool size must be an integer >= 1, got ${options.size}`);
     if (!(options.timeoutMs > 0) || !Number.isFinite(options.timeoutMs)) throw new RangeError(`scan timeout must be a positive number of ms, got ${options.timeoutMs}`);
     this.#options = { ...options, scanRoots: [...options.scanRoots] };
+  }
+
+  get #tempRoot(): string {
+    return this.#options.tempRoot ?? tmpdir();
+  }
+
+  /**
+   * Removes the job folders a daemon killed with -9 left behind: each is named after the process that made it, and a
+   * folder whose process is gone belongs to no live job. Folders of live processes (this one, another svcd sharing the
+   * temp dir) are left alone. Returns the names removed, for the log.
+   */
+  async removeOrphanedJobDirs(): Promise<string[]> {
+    const entries = await readdir(this.#tempRoot).catch(() => [] as string[]);
+    const removed: string[] = [];
+    for (const name of entries) {
+      const pid = Number(new RegExp(`^${JOB_DIR_PREFIX}(\\d+)-`).exec(name)?.[1]);
+      if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+      await rm(path.join(this.#tempRoot, name), { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+      removed.push(name);
+    }
+    return removed;
   }
 
   /** Scans running now. */
@@ -182,7 +216,7 @@ export class ScanPool {
   ): Promise<ScanOutcome> {
     let tempDir: string;
     try {
-      tempDir = await mkdtemp(path.join(this.#options.tempRoot ?? tmpdir(), 'svcd-job-'));
+      tempDir = await mkdtemp(path.join(this.#tempRoot, `${JOB_DIR_PREFIX}${process.pid}-`));
     } catch (error) {
       return { ok: false, reason: 'failed', message: `cannot create the scan's temp dir (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
     }

@@ -10,6 +10,8 @@ import { gradedReports, summarizeRun, ungradedReason } from './summary.js';
 export interface ScanExecutor {
   run(job: ScanJob, hooks?: { onEvent?: (event: ScanEvent) => void; signal?: AbortSignal }): Promise<ScanOutcome>;
   close(): Promise<void>;
+  /** Clears what a crashed predecessor left (the pool's job folders); called once at start. */
+  removeOrphanedJobDirs?(): Promise<string[]>;
 }
 
 export interface ScanRunnerOptions {
@@ -39,6 +41,8 @@ export class ScanRunner {
   constructor(private readonly options: ScanRunnerOptions) {}
 
   async start(): Promise<void> {
+    const orphans = (await this.options.executor.removeOrphanedJobDirs?.()) ?? [];
+    if (orphans.length > 0) this.options.logger.info('removed job folders left by a daemon that was killed', { folders: orphans.length });
     const requeued = await this.options.scans.requeueInterrupted();
     if (requeued > 0) this.options.logger.info('re-queued scans interrupted by a restart', { scans: requeued });
     this.notify();
