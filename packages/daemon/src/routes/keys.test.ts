@@ -125,6 +125,18 @@ describe('key management routes', () => {
     expect(keyCount()).toBe(0);
   });
 
+  it('lets a free member of a paid team mint a key, like the scans the team pays for', async () => {
+    const owner = await userWithSession('team');
+    const member = await userWithSession('free');
+    const now = server.services.clock().toISOString();
+    server.db.prepare('INSERT INTO teams (id, name, owner_user_id, created_at) VALUES (?, ?, ?, ?)').run('team-keys', 'Acme', owner.user.id, now);
+    const join = server.db.prepare('INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)');
+    join.run('team-keys', owner.user.id, 'owner', now);
+    join.run('team-keys', member.user.id, 'member', now);
+    const created = await createKey(member.token);
+    expect(created.key).toMatch(/^svc_/);
+  });
+
   it('allows at most 10 active keys, also under 15 concurrent creates', async () => {
     const { token } = await userWithSession('business');
     const responses = await Promise.all(Array.from({ length: 15 }, (_, i) => call('POST', '/keys', token, { label: `k${i}` })));

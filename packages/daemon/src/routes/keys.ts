@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   canMintApiKeys,
+  effectiveTier,
   generateApiKey,
   hashApiKey,
   invalidField,
@@ -125,7 +126,7 @@ const selfKey = createRoute({
 export const keyRoutes = createRouter()
   .openapi(createKey, async (c) => {
     const body = c.req.valid('json');
-    const { apiKeys, clock } = c.get('services');
+    const { apiKeys, teams, clock } = c.get('services');
     const now = clock();
     const scopes = parseScopes(body.scopes);
     if (!scopes.ok) throw invalidField('scopes', scopes.message, { invalid: scopes.invalid });
@@ -133,7 +134,12 @@ export const keyRoutes = createRouter()
     const ipAllowlist = parseAllowlist(body.ip_allowlist);
 
     const user = c.get('user');
-    if (!canMintApiKeys(user.tier)) throw new ServiceError('SUBSCRIPTION_REQUIRED', 'API keys need a paid plan (Developer, Team or Business).');
+    // The plan that pays is the user's or their team's, whichever ranks higher: a free member of a Team-plan team
+    // mints keys like any member (the same rule as scan submission).
+    const membership = await teams.membershipOf(user.id);
+    if (!canMintApiKeys(effectiveTier(user.tier, membership?.teamTier).tier)) {
+      throw new ServiceError('SUBSCRIPTION_REQUIRED', 'API keys need a paid plan (Developer, Team or Business), your own or your team\'s.');
+    }
 
     const generated = generateApiKey();
     const created = await apiKeys.createWithinLimit(
