@@ -73,6 +73,7 @@ export type { AccountTier, PaidTier, TeamTier, Tier } from './domain/tiers.js';
 export { BASE_SCOPES, DEFAULT_KEY_SCOPES, expandScopes, hasScope, isScope, parseScopes, ROUTE_SCOPES, SCOPES, UMBRELLA_SCOPES } from './domain/scopes.js';
 export type { BaseScope, ParseScopesResult, Scope, UmbrellaScope } from './domain/scopes.js';
 export { constantTimeEqualHex, hashSecret } from './domain/secret-hash.js';
+export { unsafeNameCharacter } from './domain/display-text.js';
 export {
   API_KEY_DISPLAY_PREFIX_LENGTH,
   API_KEY_LENGTH,

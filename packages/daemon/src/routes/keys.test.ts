@@ -165,6 +165,8 @@ describe('key management routes', () => {
       [{ ip_allowlist: ['not-an-ip'] }, 'ip_allowlist'],
       [{ ip_allowlist: Array.from({ length: 21 }, (_, i) => `10.0.0.${i}`) }, 'ip_allowlist'],
       [{ label: '' }, 'label'],
+      [{ label: 'deploy\r\nBcc: attacker@example.com' }, 'label'],
+      [{ label: '\u202Egnp.yek' }, 'label'],
     ];
     for (const [body, field] of cases) {
       const error = await expectError(await call('POST', '/keys', token, { label: 'x', ...body }), 400, 'INVALID_FIELD');

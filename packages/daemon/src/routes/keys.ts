@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   canMintApiKeys,
+  unsafeNameCharacter,
   effectiveTier,
   generateApiKey,
   hashApiKey,
@@ -63,7 +64,8 @@ const createKey = createRoute({
       required: true,
       ...jsonContent(
         z.object({
-          label: z.string({ error: 'label is required' }).trim().min(1, { error: 'label must not be empty' }).max(100, { error: 'label may have at most 100 characters' }),
+          label: z.string({ error: 'label is required' }).trim().min(1, { error: 'label must not be empty' }).max(100, { error: 'label may have at most 100 characters' })
+            .refine((label) => unsafeNameCharacter(label) === undefined, { error: 'label must not contain control, line-break or bidi characters' }),
           // Checked by core's parseScopes, parseAllowlist and resolveExpiry, whose messages name the allowed values.
           scopes: z.array(z.string()).optional().openapi({ description: `Default scan:submit, scan:list, scan:get. Allowed: ${SCOPES.join(', ')}` }),
           expires_in_days: z.number().optional().openapi({ description: 'Whole days from 1 to 365; default 90' }),

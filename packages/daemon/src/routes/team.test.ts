@@ -138,6 +138,9 @@ describe('creating and reading a team', () => {
     const other = await signUp('team');
     const empty = await unchanged(() => call(server, 'POST', '/team', other.token, { name: '  ' }), 400, 'INVALID_FIELD');
     expect(empty.details).toEqual({ field: 'name' });
+    // A line break in a team name would forge a header line in the invite mail's subject.
+    const forged = await unchanged(() => call(server, 'POST', '/team', other.token, { name: 'Acme"\r\nBcc: attacker@example.com' }), 400, 'INVALID_FIELD');
+    expect(forged.details).toEqual({ field: 'name' });
     await unchanged(() => call(server, 'POST', '/team', other.token, { name: 'x', extra: 1 }), 400, 'INVALID_FIELD');
   });
 

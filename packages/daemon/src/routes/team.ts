@@ -12,6 +12,7 @@ import {
   hashSecret,
   INVITE_LIMITS,
   INVITE_ROLES,
+  unsafeNameCharacter,
   INVITE_TTL_DAYS,
   inviteExpiresAt,
   invalidField,
@@ -46,7 +47,8 @@ const teamName = z
   .string({ error: 'name is required' })
   .trim()
   .min(1, { error: 'name must not be empty' })
-  .max(100, { error: 'name may have at most 100 characters' });
+  .max(100, { error: 'name may have at most 100 characters' })
+  .refine((name) => unsafeNameCharacter(name) === undefined, { error: 'name must not contain control, line-break or bidi characters' });
 
 const memberView = z.object({
   user_id: z.string(),
