@@ -119,6 +119,23 @@ describe('checkScanInput: git file URLs', () => {
     expect(refusal('file:///etc')).toMatch(OUTSIDE);
   });
 
+  it('refuses a repository inside the roots that reads objects from outside them (alternates, a .git file)', async () => {
+    const borrowing = path.join(root, 'borrowing.git');
+    await mkdir(path.join(borrowing, 'objects', 'info'), { recursive: true });
+    await writeFile(path.join(borrowing, 'objects', 'info', 'alternates'), `${path.join(outside, 'objects')}\n`);
+    expect(refusal(`file://${borrowing}`)).toMatch(/reads objects from outside SVC_SCAN_ROOTS/);
+    const pointing = path.join(root, 'pointing');
+    await mkdir(pointing);
+    await writeFile(path.join(pointing, '.git'), `gitdir: ${outside}\n`);
+    expect(refusal(`file://${pointing}`)).toMatch(/reads objects from outside SVC_SCAN_ROOTS/);
+    // Alternates that stay inside the roots are git's normal object sharing.
+    const sharing = path.join(root, 'sharing.git');
+    await mkdir(path.join(sharing, 'objects', 'info'), { recursive: true });
+    await mkdir(path.join(root, 'shared.git', 'objects'), { recursive: true });
+    await writeFile(path.join(sharing, 'objects', 'info', 'alternates'), '../../shared.git/objects\n');
+    expect(accepted(`file://${sharing}`)).toMatchObject({ kind: 'git' });
+  });
+
   it('refuses relative, host-qualified and query file URLs', () => {
     for (const input of ['file:../outside', 'file:proj', 'git+file:relative', 'file://otherhost/srv/repo', `file://${project}?x=1`]) {
       expect(refusal(input)).toMatch(/file:\/\/\/absolute\/path/);

@@ -3,7 +3,7 @@
 // route checks the input before queueing; the worker checks it again, and checks every target a client config expands
 // to, since a config inside the roots may name a project anywhere.
 
-import { realpathSync } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseTarget, TargetError, type ScanTarget } from '@svc/core';
@@ -112,11 +112,48 @@ function checkFileGitUrl(raw: string, input: string, scanRoots: readonly string[
   }
   const checked = insideRoots(local, scanRoots);
   if (!checked.ok) return checked;
+  if (borrowsFromOutside(checked.real, scanRoots)) return { ok: false, message: BORROWED };
   const parsed = parse(`${pathToFileURL(checked.real).href}${ref}`, input);
   return parsed.ok ? { ok: true, target: { ...parsed.target, input: input.trim() } } : parsed;
 }
 
 type RootCheck = { ok: true; real: string } | { ok: false; message: string };
+
+const BORROWED = 'this repository reads objects from outside SVC_SCAN_ROOTS (git alternates or a .git file pointing elsewhere); it is not scanned';
+
+/** A small text file of a repository, or undefined (missing, a link, not a regular file, too big). */
+function smallFile(file: string): string | undefined {
+  try {
+    const stats = lstatSync(file);
+    return stats.isFile() && stats.size <= 64 * 1024 ? readFileSync(file, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether cloning the repository at `repo` would read objects outside the roots: git serves the objects of every
+ * directory listed in `objects/info/alternates` (and theirs, in turn), and a `.git` file sends git to another folder.
+ */
+function borrowsFromOutside(repo: string, scanRoots: readonly string[], depth = 0): boolean {
+  if (depth > 4) return true;
+  const gitFile = smallFile(path.join(repo, '.git'));
+  if (gitFile !== undefined) {
+    const target = /^gitdir:\s*(.+)$/m.exec(gitFile)?.[1]?.trim();
+    if (target === undefined) return true;
+    const gitDir = path.resolve(repo, target);
+    return !insideRoots(gitDir, scanRoots).ok || borrowsFromOutside(gitDir, scanRoots, depth + 1);
+  }
+  for (const objects of [path.join(repo, 'objects'), path.join(repo, '.git', 'objects')]) {
+    const alternates = smallFile(path.join(objects, 'info', 'alternates'));
+    if (alternates === undefined) continue;
+    for (const line of alternates.split('\n').map((entry) => entry.trim()).filter((entry) => entry && !entry.startsWith('#'))) {
+      const borrowed = path.resolve(objects, line);
+      if (!insideRoots(borrowed, scanRoots).ok || borrowsFromOutside(path.dirname(borrowed), scanRoots, depth + 1)) return true;
+    }
+  }
+  return false;
+}
 
 /** Resolves symlinks and `..` the way the OS will when the path is opened, then requires it under a root's real path. */
 function insideRoots(absolute: string, scanRoots: readonly string[]): RootCheck {

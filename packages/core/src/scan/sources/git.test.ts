@@ -116,6 +116,30 @@ describe('git source', () => {
   });
 });
 
+describe('size limits on a checkout', () => {
+  it('reads the tree\'s sizes before writing any file, and refuses a repository over a limit', async () => {
+    // The shape of the attack: a tiny pack whose one file inflates far beyond the limit (here 64 KiB of zeros, 1 KiB limit).
+    const source = path.join(work, 'bomb-source');
+    await mkdir(source);
+    git(source, 'init', '--quiet');
+    await writeFile(path.join(source, 'zeros.bin'), Buffer.alloc(64 * 1024));
+    await writeFile(path.join(source, 'index.js'), 'export {};\n');
+    git(source, 'add', '.');
+    git(source, 'commit', '--quiet', '-m', 'bomb');
+    const url = pathToFileURL(source).href;
+    const error = await fetchTarget(parseTarget(url), { tempRoot, limits: { maxFileBytes: 1024 } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TargetError);
+    expect((error as TargetError).reason).toBe("repository is over the scan's limits: zeros.bin is 65536 bytes, over the 1024-byte file limit");
+    expect(readdirSync(tempRoot)).toEqual([]);
+    const many = await fetchTarget(parseTarget(url), { tempRoot, limits: { maxFiles: 1 } }).catch((e: unknown) => e);
+    expect((many as TargetError).reason).toBe("repository is over the scan's limits: more than 1 files");
+    // Within the limits the same repository is checked out as usual.
+    const workspace = await fetchTarget(parseTarget(url), { tempRoot });
+    expect(readdirSync(workspace.root).sort()).toEqual(['.git', 'index.js', 'zeros.bin']);
+    await workspace.dispose();
+  });
+});
+
 describe('a network policy (the daemon\'s)', () => {
   it('lets git use only the allowed transports', async () => {
     const error = await fetchTarget(parseTarget(bareUrl), { tempRoot, git: { protocols: ['https'] } }).catch((e: unknown) => e);

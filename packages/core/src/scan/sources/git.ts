@@ -3,6 +3,7 @@
 
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { DEFAULT_ARCHIVE_LIMITS } from '../archive.js';
 import type { ScanTarget, Workspace } from '../model.js';
 import { TargetError } from './errors.js';
 import type { GitNetworkPolicy, SourceOptions } from './options.js';
@@ -91,13 +92,18 @@ export async function fetchGit(
           ...options,
           cwd: root,
         });
+        await checkTreeSize(target.input, root, 'FETCH_HEAD', options);
         await runGit([...config, 'checkout', '--quiet', '--detach', 'FETCH_HEAD'], { ...options, cwd: root });
       } else {
         const branch = target.ref ? ['--branch', target.ref] : [];
+        // No checkout yet: the tree's sizes are read from the objects first, so a small repository holding one huge
+        // (highly compressible) file is refused before anything is inflated onto the disk.
         await runGit(
-          [...config, 'clone', '--depth', '1', '--no-tags', '--single-branch', '--quiet', ...branch, '--', target.url, root],
+          [...config, 'clone', '--depth', '1', '--no-tags', '--single-branch', '--no-checkout', '--quiet', ...branch, '--', target.url, root],
           options,
         );
+        await checkTreeSize(target.input, root, 'HEAD', options);
+        await runGit([...config, 'checkout', '--quiet', '--force', 'HEAD'], { ...options, cwd: root });
       }
     } catch (error) {
       if (error instanceof GitFailure) {
@@ -115,6 +121,37 @@ export async function fetchGit(
       dispose: () => removeTempDir(dir),
     };
   });
+}
+
+/**
+ * The commit's tree against the archive limits (entries, total and per-file bytes, depth), from `git ls-tree -l`, which
+ * reads sizes from the objects without writing any file. Over a limit is a TargetError naming it.
+ */
+async function checkTreeSize(input: string, root: string, rev: string, options: SourceOptions): Promise<void> {
+  const limits = { ...DEFAULT_ARCHIVE_LIMITS, ...options.limits };
+  const { stdout } = await runGit(['ls-tree', '-r', '-t', '-l', '-z', rev], { ...options, cwd: root });
+  let entries = 0;
+  let files = 0;
+  let bytes = 0;
+  for (const record of stdout.split('\0')) {
+    if (!record) continue;
+    const tab = record.indexOf('\t');
+    const [, type, , size] = record.slice(0, tab).split(/\s+/);
+    const filePath = record.slice(tab + 1);
+    entries++;
+    const refuse = (reason: string) => {
+      throw new TargetError(input, `repository is over the scan's limits: ${reason}`);
+    };
+    if (entries > limits.maxEntries) refuse(`more than ${limits.maxEntries} entries`);
+    if (filePath.split('/').length > limits.maxDepth) refuse(`${filePath} is nested more than ${limits.maxDepth} levels deep`);
+    if (type !== 'blob') continue;
+    files++;
+    const fileBytes = Number(size);
+    if (files > limits.maxFiles) refuse(`more than ${limits.maxFiles} files`);
+    if (fileBytes > limits.maxFileBytes) refuse(`${filePath} is ${fileBytes} bytes, over the ${limits.maxFileBytes}-byte file limit`);
+    bytes += Number.isFinite(fileBytes) ? fileBytes : 0;
+    if (bytes > limits.maxBytes) refuse(`the checkout would exceed ${limits.maxBytes} bytes`);
+  }
 }
 
 /** `owner/repo` for hosted URLs, the folder name for local `file:` repositories; without `.git`. */
