@@ -47,7 +47,10 @@ export function assessCoverage(input: {
   if (launches.length > 0) {
     // The launcher is partial on its own: what its command serves is defined in code it does not ship.
     const names = launches.map((dependency) => `${dependency.name}@${dependency.spec}`).join(', ');
-    reasons.push(`no tools in the package itself: its entry point loads ${names}, scanned as ${launches.length === 1 ? 'a target' : 'targets'} of ${launches.length === 1 ? 'its' : 'their'} own`);
+    reasons.push(
+      `no tools in the package itself: its entry point loads ${names}, which svc scans as ${launches.length === 1 ? 'a target' : 'targets'} ` +
+        `of ${launches.length === 1 ? 'its' : 'their'} own when the package comes from the registry or has them in node_modules`,
+    );
   }
   const unrecognised = input.tools.length === 0 && launches.length === 0 ? (input.diagnostics ?? []).filter((diagnostic) => diagnostic.code === 'unrecognised-server-shape') : [];
   for (const diagnostic of unrecognised) reasons.push(`no tools found: ${diagnostic.path} ${diagnostic.detail}`);

@@ -98,20 +98,24 @@ export async function scanInputs(inputs: readonly string[], options: ScanOptions
 const launcherName = (report: ScanReport) => (report.target.version ? `${report.target.name}@${report.target.version}` : report.target.name);
 
 /**
- * The dependencies a launcher's report names, as targets: from the launcher's own `node_modules` when it is a folder
- * that has them installed, else from the registry at the pinned version or range. Each is scanned once per run, and a
- * dependency is never followed further (a launcher of a launcher is reported, not chased).
+ * The dependencies a launcher's report names, as targets: a package fetched from the registry gets them from the
+ * registry too (pinned version or range); a folder only from its own `node_modules`, since a folder scan stays offline
+ * (the launcher's coverage names what was not installed). Each is scanned once per run, and a dependency is never
+ * followed further (a launcher of a launcher is reported, not chased).
  */
 function launchedTargets(target: ScanTarget, report: ScanReport, seen: Set<string>): ScanTarget[] {
   if (report.target.launchedBy !== undefined || (target.kind !== 'npm' && target.kind !== 'directory')) return [];
   const targets: ScanTarget[] = [];
   for (const { name, spec } of report.launches ?? []) {
-    const installed = target.kind === 'directory' ? path.join(target.path, 'node_modules', name) : undefined;
-    const key = installed ?? `${name}@${spec}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (installed && existsSync(path.join(installed, 'package.json'))) targets.push({ kind: 'directory', input: installed, path: installed });
-    else targets.push({ kind: 'npm', input: `npm:${name}@${spec}`, name, spec });
+    if (target.kind === 'directory') {
+      const installed = path.join(target.path, 'node_modules', name);
+      if (seen.has(installed) || !existsSync(path.join(installed, 'package.json'))) continue;
+      seen.add(installed);
+      targets.push({ kind: 'directory', input: installed, path: installed });
+    } else if (!seen.has(`${name}@${spec}`)) {
+      seen.add(`${name}@${spec}`);
+      targets.push({ kind: 'npm', input: `npm:${name}@${spec}`, name, spec });
+    }
   }
   return targets;
 }

@@ -133,7 +133,9 @@ describe('a launcher scan', () => {
     ]);
     const launcher = run.reports[0]!;
     expect(launcher.coverage.status).toBe('partial');
-    expect(launcher.coverage.reasons).toEqual(['no tools in the package itself: its entry point loads commander@^12.0.0, notes-engine@2.1.0, scanned as targets of their own']);
+    expect(launcher.coverage.reasons).toEqual([
+      'no tools in the package itself: its entry point loads commander@^12.0.0, notes-engine@2.1.0, which svc scans as targets of their own when the package comes from the registry or has them in node_modules',
+    ]);
     expect(run.reports[2]!.tools.map((tool) => tool.name)).toEqual(['grep_notes']);
   });
 
@@ -151,5 +153,17 @@ describe('a launcher scan', () => {
       { name: 'notes-engine@2.1.0', launchedBy: 'notes-launcher@1.0.0', rules: ['command-injection'] },
     ]);
     expect(run.reports[1]!.target.kind).toBe('directory');
+  });
+
+  it('stays offline for a folder whose dependency is not installed: nothing fetched, the launcher partial', async () => {
+    const root = path.join(work, 'offline-checkout');
+    await mkdir(root, { recursive: true });
+    await writeFile(path.join(root, 'package.json'), JSON.stringify({ ...LAUNCHER_PACKAGE, dependencies: { 'notes-engine': '^2.0.0' } }));
+    await writeFile(path.join(root, 'cli.js'), "#!/usr/bin/env node\nrequire('notes-engine').startServer({ root: process.cwd() });\n");
+    // A registry is configured, and must not be asked.
+    const run = await scanInputs([root], { source: { tempRoot: work, npmRegistry: 'http://127.0.0.1:9/' } });
+    expect(run.errors).toEqual([]);
+    expect(run.reports.map((report) => report.target.name)).toEqual(['notes-launcher']);
+    expect(run.reports[0]!.coverage.status).toBe('partial');
   });
 });
