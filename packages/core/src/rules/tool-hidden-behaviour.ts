@@ -103,8 +103,8 @@ function checkAnnotations(tool: ToolDefinition, capabilities: readonly Capabilit
       report(context, tool, first, severity, `Tool \`${tool.name}\` is annotated read-only but ${what}: ${first.detail}`, 'annotation readOnlyHint: true');
     }
     // A program may only read (`git log`); running one is worth a look, not an alarm.
-    const process = capabilities.find((capability) => capability.kind === 'process');
-    if (process && !first) report(context, tool, process, 'low', `Tool \`${tool.name}\` is annotated read-only but runs a program: ${process.detail}`, 'annotation readOnlyHint: true');
+    const program = capabilities.find((capability) => capability.kind === 'process');
+    if (program && !first) report(context, tool, program, 'low', `Tool \`${tool.name}\` is annotated read-only but runs a program: ${program.detail}`, 'annotation readOnlyHint: true');
   }
   if (hint(tool, 'destructiveHint') === false && hint(tool, 'readOnlyHint') !== true) {
     const removal = capabilities.find((capability) => capability.kind === 'file-delete' && !(capability.target && SCRATCH_PATH.test(capability.target)));
