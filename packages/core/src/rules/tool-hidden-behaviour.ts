@@ -102,9 +102,7 @@ function checkAnnotations(tool: ToolDefinition, capabilities: readonly Capabilit
       const severity: Severity = first.target !== undefined ? 'high' : first.kind === 'file-delete' ? 'medium' : 'low';
       report(context, tool, first, severity, `Tool \`${tool.name}\` is annotated read-only but ${what}: ${first.detail}`, 'annotation readOnlyHint: true');
     }
-    // A program may only read (`git log`); running one is worth a look, not an alarm.
-    const program = capabilities.find((capability) => capability.kind === 'process');
-    if (program && !first) report(context, tool, program, 'low', `Tool \`${tool.name}\` is annotated read-only but runs a program: ${program.detail}`, 'annotation readOnlyHint: true');
+    // Running a program is no contradiction by itself: `git log` and `ps` only read. It stays in the capability list.
   }
   if (hint(tool, 'destructiveHint') === false && hint(tool, 'readOnlyHint') !== true) {
     const removal = capabilities.find((capability) => capability.kind === 'file-delete' && !(capability.target && SCRATCH_PATH.test(capability.target)));
