@@ -64,7 +64,7 @@ describe('svc keys', () => {
   it('daemon refusals are the message and code on one line: free plan, bad scope; --label is required', async () => {
     const free = await userWithSession(server, 'free');
     const refused = await runSvc(['keys', 'create', '--label', 'x', '--save'], captureIo(env(free.token)));
-    expect(refused).toEqual({ code: 2, stdout: '', stderr: 'svc: API keys need a paid plan (Developer, Team or Business). (SUBSCRIPTION_REQUIRED)\n' });
+    expect(refused).toEqual({ code: 2, stdout: '', stderr: 'svc: API keys need a paid plan (Developer, Team or Business), your own or your team\'s. (SUBSCRIPTION_REQUIRED)\n' });
     // Nothing was saved for a key that was never made.
     await expect(readFile(join(dir, 'credentials.json'), 'utf8')).rejects.toThrow(/ENOENT/);
 
