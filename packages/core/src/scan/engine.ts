@@ -247,7 +247,7 @@ export async function scanWorkspace(
     }
   }
   const rootCauses = new Map(rules.flatMap((rule) => (rule.meta.rootCause ? [[rule.id, rule.meta.rootCause] as const] : [])));
-  const present = (list: readonly Finding[]) => withCodeContext(foldRootCauses(list, (ruleId) => rootCauses.get(ruleId)), (path) => texts.get(path));
+  const present = (list: readonly Finding[]) => withCodeContext(foldRootCauses(list, (ruleId) => rootCauses.get(ruleId)), (file) => texts.get(file));
   findings = present(findings);
   if (dismissed) dismissed = present(dismissed);
   for (const finding of findings) emit({ type: 'finding', target: label, finding });

@@ -61,6 +61,9 @@ describe('launchedDependencies', () => {
     expect(launchedDependencies(files, [packageManifest(LAUNCHER_PACKAGE)], [tool])).toEqual([]);
     const devOnly = { ...LAUNCHER_PACKAGE, dependencies: {}, devDependencies: LAUNCHER_PACKAGE.dependencies };
     expect(launchedDependencies(files, [packageManifest(devOnly)], [])).toEqual([]);
+    // Code the registry does not serve is not looked up there.
+    const local = { ...LAUNCHER_PACKAGE, dependencies: { 'notes-engine': 'file:../engine', commander: 'git+https://git.example.test/commander.git' } };
+    expect(launchedDependencies(files, [packageManifest(local)], [])).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 // Thin launchers: packages whose command only starts a server that a dependency defines (`cli.js` requiring
 // `some-lib/lib/mcp/program`). Their own files hold no tool, so scanning them alone says nothing about what the model
 // can make the server do; the dependency that registers the tools is scanned too, as a target of its own.
+import semver from 'semver';
 import type { Manifest, SourceFile, ToolDefinition } from './model.js';
 
 /** A dependency a launcher's entry point loads, and the version to scan: the lockfile's, else the manifest's range. */
@@ -64,7 +65,11 @@ export function launchedDependencies(files: readonly SourceFile[], manifests: re
       const name = packageNameOf(match[2]!);
       const range = name === undefined ? undefined : dependencies[name];
       if (name === undefined || typeof range !== 'string' || launched.has(name)) continue;
-      launched.set(name, { name, spec: lockedVersion(files, name) ?? range });
+      const spec = lockedVersion(files, name) ?? range;
+      // A registry version, range or tag only: `file:`, `git+…`, `workspace:` and tarball URLs name code the registry
+      // does not serve (the launcher stays partial with the reason).
+      if (!semver.validRange(spec) && !/^[a-z][\w.-]*$/i.test(spec)) continue;
+      launched.set(name, { name, spec });
     }
   }
   return [...launched.values()].slice(0, MAX_LAUNCHED);
