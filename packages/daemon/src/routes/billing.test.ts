@@ -3,6 +3,7 @@ import { SCAN_LIMITS } from '@svc/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StripeBillingProvider } from '../billing/stripe.js';
 import { call, createKey, expectError, userWithSession } from '../test/http.js';
+import { seedTeam } from '../test/seed.js';
 import { startTestServer, type TestServer } from '../test/server.js';
 import { startStripeStandIn, STAND_IN_SECRET_KEY, STAND_IN_WEBHOOK_SECRET, type StripeStandIn } from '../test/stripe-stand-in.js';
 
@@ -293,10 +294,7 @@ describe('billing with Stripe', () => {
     const { user: owner } = await subscribed('team');
     const { user: member, token } = await userWithSession(server, 'free');
     const teamId = randomUUID();
-    const now = server.services.clock().toISOString();
-    server.db.prepare('INSERT INTO teams (id, name, owner_user_id, created_at) VALUES (?, ?, ?, ?)').run(teamId, 'acme', owner.id, now);
-    server.db.prepare("INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES (?, ?, 'owner', ?)").run(teamId, owner.id, now);
-    server.db.prepare("INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES (?, ?, 'member', ?)").run(teamId, member.id, now);
+    seedTeam(server.db, { id: teamId, name: 'acme', ownerId: owner.id, memberIds: [member.id], now: server.services.clock() });
     expect(await subscriptionView(token)).toMatchObject({ tier: 'free', effective_tier: 'team', paid_by: 'org', entitlements: { create_team: true } });
   });
 

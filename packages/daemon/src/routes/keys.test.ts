@@ -3,6 +3,7 @@ import { bucketsFor, hashApiKey, LEGACY_KEYS_RETIRED_AT, successEnvelope, type A
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireApiKey } from '../middleware/api-key.js';
 import type { ApiKeyRepository } from '../store/repositories.js';
+import { seedTeam } from '../test/seed.js';
 import { startTestServer, type TestServer } from '../test/server.js';
 import { expectError, type ErrorBody } from '../test/http.js';
 
@@ -128,11 +129,7 @@ describe('key management routes', () => {
   it('lets a free member of a paid team mint a key, like the scans the team pays for', async () => {
     const owner = await userWithSession('team');
     const member = await userWithSession('free');
-    const now = server.services.clock().toISOString();
-    server.db.prepare('INSERT INTO teams (id, name, owner_user_id, created_at) VALUES (?, ?, ?, ?)').run('team-keys', 'Acme', owner.user.id, now);
-    const join = server.db.prepare('INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)');
-    join.run('team-keys', owner.user.id, 'owner', now);
-    join.run('team-keys', member.user.id, 'member', now);
+    seedTeam(server.db, { id: 'team-keys', ownerId: owner.user.id, memberIds: [member.user.id], now: server.services.clock() });
     const created = await createKey(member.token);
     expect(created.key).toMatch(/^svc_/);
   });

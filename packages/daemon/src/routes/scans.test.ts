@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanView } from '../scan-view.js';
 import { call, createKey, expectError, readStream, userWithSession } from '../test/http.js';
+import { seedTeam } from '../test/seed.js';
 import { startTestServer, type TestServer } from '../test/server.js';
 
 // The scan routes over a real socket and SQLite file, with scans run by the real worker pool (the built
@@ -280,11 +281,7 @@ describe('reading scans', () => {
     const stranger = await paidKey('dev');
     const teammate = await paidKey('dev');
     // A team owned by `owner` with `teammate` as a member (the team routes come with issue 4).
-    const now = server.services.clock().toISOString();
-    server.db.prepare('INSERT INTO teams (id, name, owner_user_id, created_at) VALUES (?, ?, ?, ?)').run('team-1', 'Acme', owner.user.id, now);
-    const join = server.db.prepare('INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)');
-    join.run('team-1', owner.user.id, 'owner', now);
-    join.run('team-1', teammate.user.id, 'member', now);
+    seedTeam(server.db, { id: 'team-1', ownerId: owner.user.id, memberIds: [teammate.user.id], now: server.services.clock() });
 
     const submitted = (await (await call(server, 'POST', '/api/v1/scan', owner.key, { input: clean, mode: 'fast' })).json()) as ScanView;
     expect(submitted).toMatchObject({ visibility: 'private', org_id: 'team-1' });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getRule, REPORT_SCHEMA_VERSION, scoreFindings, SVC_VERSION, type Finding, type ScanReport, type ScanRun, type TargetKind } from '@svc/core';
 import type { Services } from '../services.js';
+import type { SqliteDatabase } from '../store/database.js';
 import type { ScanVisibility } from '../store/repositories.js';
 
 export interface SeedScan {
@@ -136,4 +137,16 @@ export async function seedScan(services: Services, seed: SeedScan): Promise<stri
 /** Minutes after a fixed start, so seeded scans have a known order. */
 export function minute(n: number): Date {
   return new Date(Date.UTC(2026, 10, 1, 0, n));
+}
+
+/**
+ * A team written straight into the database: its owner and members, without the invite round trip the team routes
+ * test themselves. For tests of what membership changes elsewhere (who pays, who sees, who may mint a key).
+ */
+export function seedTeam(db: SqliteDatabase, team: { id: string; ownerId: string; memberIds: readonly string[]; now: Date; name?: string }): void {
+  const at = team.now.toISOString();
+  db.prepare('INSERT INTO teams (id, name, owner_user_id, created_at) VALUES (?, ?, ?, ?)').run(team.id, team.name ?? 'Acme', team.ownerId, at);
+  const join = db.prepare('INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)');
+  join.run(team.id, team.ownerId, 'owner', at);
+  for (const memberId of team.memberIds) join.run(team.id, memberId, 'member', at);
 }
