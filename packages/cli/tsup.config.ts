@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // Named entries keep dist flat: `svc scan` starts its worker threads from ./scan-worker.js beside the bundle.
+  entry: { index: 'src/index.ts', 'scan-worker': '../core/src/scan-worker.ts' },
   format: ['esm'],
   target: 'node20',
   platform: 'node',

@@ -1,11 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // scan-worker: the entry of the target pool's worker threads, beside index.js (scan/target-pool.ts).
+  entry: { index: 'src/index.ts', 'scan-worker': 'src/scan-worker.ts' },
+  dts: { entry: 'src/index.ts' },
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  dts: true,
   sourcemap: true,
   clean: true,
 });

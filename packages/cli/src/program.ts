@@ -32,6 +32,11 @@ function isoDate(value: string): string {
   return value;
 }
 
+function jobCount(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) throw new InvalidArgumentError('not a whole number from 1 to 256.');
+  return Number(value);
+}
+
 function httpUrl(value: string): string {
   let url: URL;
   try {
@@ -122,6 +127,7 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
     .addOption(
       new Option('--index-url <url>', 'PyPI base URL serving /pypi/<name>/json (default: SVC_PYPI_INDEX, PIP_INDEX_URL, then https://pypi.org)').argParser(httpUrl),
     )
+    .addOption(new Option('-j, --jobs <n>', 'targets scanned at once, each on its own thread (default: one per CPU core; 1: one at a time)').argParser(jobCount))
     .option('--no-color', 'no colours in the progress view and the text report (also NO_COLOR=1)')
     .option('-q, --quiet', 'no progress and no summary line: only the report and failures')
     .addOption(remoteScanOptions()[0]!)

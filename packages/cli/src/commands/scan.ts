@@ -3,7 +3,7 @@ import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describeWhere, discoverConfigs, formatRun, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, targetTitle, visibleLine } from '@svc/core';
-import type { ReportFormat, ScanMode, ScanRun, SuppressionOptions } from '@svc/core';
+import type { ReportFormat, ScanMode, ScanOptions, ScanRun, SuppressionOptions } from '@svc/core';
 import { EXIT, type FailOn } from '../exit-codes.js';
 import { exitCodeForRun } from '../run-exit-code.js';
 import type { CommandIo } from '../terminal.js';
@@ -29,6 +29,8 @@ export interface ScanCommandOptions {
   indexUrl?: string;
   color: boolean;
   quiet?: boolean;
+  /** Targets scanned at once on worker threads; default one per core. */
+  jobs?: number;
 }
 
 /** How long an interrupted scan gets to wind down before its temp dirs are removed from under it. */
@@ -92,6 +94,7 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     },
     clock: io.clock,
     suppressions,
+    ...scanWorkers(options.jobs),
   });
   const aborted = new Promise<'aborted'>((resolveAbort) => {
     if (io.signal.aborted) resolveAbort('aborted');
@@ -116,6 +119,16 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
   }
   progress.stop();
   return printRun(run, options, io);
+}
+
+/**
+ * Several targets run on worker threads started from dist/scan-worker.js, built beside this bundle. From source
+ * (vitest) there is no such file beside this module, and targets run one at a time on this thread; the built CLI's
+ * tests (cli.test.ts) cover the pool.
+ */
+function scanWorkers(jobs: number | undefined): Pick<ScanOptions, 'workers'> {
+  if (jobs === 1 || import.meta.url.endsWith('.ts')) return {};
+  return { workers: { url: new URL('./scan-worker.js', import.meta.url), ...(jobs ? { size: jobs } : {}) } };
 }
 
 /** The command line's exclusions and baseline, as the engine takes them; a baseline that does not read is an error. */

@@ -31,6 +31,8 @@ import { foldRootCauses } from './facets.js';
 import { launchedDependencies } from './launcher.js';
 import { scoreFindings } from './score.js';
 import { createYielder } from './yielder.js';
+import { defaultPoolSize, TargetPool, type WorkerPoolOptions } from './target-pool.js';
+import { largestFirst } from './target-size.js';
 import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
 
 export interface ScanOptions {
@@ -46,53 +48,121 @@ export interface ScanOptions {
   clock?: () => Date;
   /** Command-line exclusions and baseline, applied to every target (scan/suppressions.ts). */
   suppressions?: SuppressionOptions;
+  /** Scan several targets at once on worker threads (scan/target-pool.ts); without it, one at a time on this thread. */
+  workers?: WorkerPoolOptions;
 }
 
 /**
  * Scans every input (expanding MCP client configs into their servers). A target that fails is recorded in
  * `errors` and the others are still scanned; the run never throws for a bad target, only for an abort.
+ *
+ * With `workers` and more than one target, targets run on a pool of worker threads, largest first; reports and
+ * errors still come out in input order (a config's servers in config order, the packages their launchers start after
+ * them), exactly as a one-at-a-time scan orders them.
  */
 export async function scanInputs(inputs: readonly string[], options: ScanOptions = {}): Promise<ScanRun> {
-  const run: ScanRun = {
-    schemaVersion: REPORT_SCHEMA_VERSION,
-    generator: { name: 'svc', version: SVC_VERSION },
-    reports: [],
-    errors: [],
-  };
-  const fail = (input: string, error: unknown) => {
+  const outcomes: Array<{ order: number[]; report?: ScanReport; failure?: TargetFailure }> = [];
+  const fail = (order: number[], input: string, error: unknown) => {
     const failure: TargetFailure = { input, message: describeError(error) };
-    run.errors.push(failure);
+    outcomes.push({ order, failure });
     options.onEvent?.({ type: 'error', target: input, message: failure.message });
   };
 
-  const launched = new Set<string>();
-  for (const input of inputs) {
+  const jobs: TargetJob[] = [];
+  for (const [index, input] of inputs.entries()) {
     options.signal?.throwIfAborted();
-    let targets: ScanTarget[];
     try {
-      targets = await expandTarget(parseTarget(input));
+      const targets = await expandTarget(parseTarget(input));
+      targets.forEach((target, position) => jobs.push({ order: [index, 0, position], target }));
     } catch (error) {
       if (isAbort(error, options.signal)) throw error;
-      fail(input, error);
-      continue;
-    }
-    const queue: Array<{ target: ScanTarget; launchedBy?: string }> = targets.map((target) => ({ target }));
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      options.signal?.throwIfAborted();
-      const { target, launchedBy } = next;
-      const label = targetLabel(target);
-      try {
-        const report = await scanTarget(target, options);
-        if (launchedBy) report.target.launchedBy = launchedBy;
-        run.reports.push(report);
-        for (const dependency of launchedTargets(target, report, launched)) queue.push({ target: dependency, launchedBy: launcherName(report) });
-      } catch (error) {
-        if (isAbort(error, options.signal)) throw error;
-        fail(label, error);
-      }
+      fail([index, -1], input, error);
     }
   }
-  return run;
+
+  const runner = targetRunner(options, jobs.length);
+  try {
+    const scanJobs = async (wave: TargetJob[]) => {
+      const settled = await Promise.allSettled(
+        largestFirst(wave, runner.parallel).map(async (job) => {
+          try {
+            const report = await runner.scan(job.target);
+            if (job.launchedBy) report.target.launchedBy = job.launchedBy;
+            outcomes.push({ order: job.order, report });
+          } catch (error) {
+            if (isAbort(error, options.signal)) throw error;
+            fail(job.order, targetLabel(job.target), error);
+          }
+        }),
+      );
+      // Every job has settled (temp dirs removed) before an abort is passed on.
+      const aborted = settled.find((result) => result.status === 'rejected');
+      if (aborted) throw aborted.reason;
+    };
+    await scanJobs(jobs);
+    // A launcher's dependencies follow it, found in report order so the first launcher to name one is its launcher.
+    const launched = new Set<string>();
+    const dependencies: TargetJob[] = [];
+    for (const job of jobs) {
+      const report = outcomes.find((outcome) => outcome.order === job.order)?.report;
+      if (!report) continue;
+      launchedTargets(job.target, report, launched).forEach((target, position) =>
+        dependencies.push({ order: [job.order[0]!, 1, job.order[2]!, position], target, launchedBy: launcherName(report) }),
+      );
+    }
+    await scanJobs(dependencies);
+  } finally {
+    await runner.close();
+  }
+
+  outcomes.sort((a, b) => compareOrder(a.order, b.order));
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generator: { name: 'svc', version: SVC_VERSION },
+    reports: outcomes.flatMap((outcome) => (outcome.report ? [outcome.report] : [])),
+    errors: outcomes.flatMap((outcome) => (outcome.failure ? [outcome.failure] : [])),
+  };
+}
+
+/** A target to scan and where its report goes: [input, wave, position in the input, position among dependencies]. */
+interface TargetJob {
+  order: number[];
+  target: ScanTarget;
+  launchedBy?: string;
+}
+
+function compareOrder(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? -2) !== (b[i] ?? -2)) return (a[i] ?? -2) - (b[i] ?? -2);
+  return 0;
+}
+
+interface TargetRunner {
+  parallel: boolean;
+  scan(target: ScanTarget): Promise<ScanReport>;
+  close(): Promise<void>;
+}
+
+/**
+ * One target, or options a thread cannot carry (rule or judge objects), scan on this thread one at a time;
+ * otherwise a pool of worker threads takes them.
+ */
+function targetRunner(options: ScanOptions, targets: number): TargetRunner {
+  const inProcess = (target: ScanTarget) => scanTarget(target, options);
+  const size = Math.min(options.workers?.size ?? defaultPoolSize(), targets);
+  if (!options.workers || size < 2 || options.rules || options.judges) {
+    let chain: Promise<unknown> = Promise.resolve();
+    return {
+      parallel: false,
+      scan: (target) => {
+        const next = chain.then(() => inProcess(target));
+        chain = next.catch(() => undefined);
+        return next;
+      },
+      close: async () => {},
+    };
+  }
+  const pool = new TargetPool({ ...options.workers, size }, options, inProcess, targetLabel);
+  return { parallel: true, scan: (target) => pool.scan(target), close: () => pool.close() };
 }
 
 const launcherName = (report: ScanReport) => (report.target.version ? `${report.target.name}@${report.target.version}` : report.target.name);
@@ -410,7 +480,7 @@ export function targetLabel(target: ScanTarget): string {
   return target.input;
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   if (error instanceof TargetError) return error.reason;
   if (error instanceof Error) return error.message;
   return String(error);

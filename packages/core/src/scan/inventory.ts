@@ -40,7 +40,7 @@ export interface Inventory {
   problems: ParseProblem[];
 }
 
-const SKIPPED_DIRECTORIES = new Set([
+export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
   '.git',
   '.hg',
   '.svn',

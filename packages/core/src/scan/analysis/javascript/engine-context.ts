@@ -33,6 +33,31 @@ export interface Summary {
   reach: Reach;
 }
 
+const siteIds = new WeakMap<SinkSite, number>();
+let nextSiteId = 0;
+const summarySinkKeys = new WeakMap<Summary, Set<string>>();
+
+/**
+ * Adds a parameter-to-sink entry to a summary unless it holds one that differs only in the steps that led there. A
+ * function that calls a helper ten times would otherwise hold the helper's sinks ten times over, and its callers a
+ * hundred (34,000 entries in one bundle's summary): the copies can change no flow, since a flow keeps the steps of
+ * its first path and differs by everything else a label holds, which the key keeps.
+ */
+export function addSummarySink(summary: Summary, entry: Summary['sinks'][number]): void {
+  let site = siteIds.get(entry.site);
+  if (site === undefined) siteIds.set(entry.site, (site = nextSiteId++));
+  const { label } = entry;
+  const key = [
+    site, entry.param, entry.path, label.embedded, [...label.sanitizers].sort().join(','), label.crossFile, label.realpath, label.hostFixed,
+    label.prefixed, label.segment, label.field,
+  ].join('|');
+  let keys = summarySinkKeys.get(summary);
+  if (!keys) summarySinkKeys.set(summary, (keys = new Set()));
+  if (keys.has(key)) return;
+  keys.add(key);
+  summary.sinks.push(entry);
+}
+
 /**
  * Text that may start a non-tool origin inside a function: the whole environment, home-directory credential paths,
  * run-time decoding. A function without any of these (and without a handler inside) analysed with clean inputs cannot

@@ -18,7 +18,7 @@ import { annotatedType, methodClasses } from './file-index.js';
 import { Scope, type FileContext } from './scope.js';
 import { staticPrefix, type SinkArgument } from './sinks.js';
 import { addCapability, atCall, functionRange, newReach, type Reach } from '../capabilities.js';
-import { exportedHandlersOf, fileHints, FUNCTION_BUDGET, type Ctx, type SinkSite, type Summary, type TaintOptions } from './engine-context.js';
+import { addSummarySink, exportedHandlersOf, fileHints, FUNCTION_BUDGET, type Ctx, type SinkSite, type Summary, type TaintOptions } from './engine-context.js';
 
 /** The receiver of a method call: an instance, or the class itself for a static method. */
 export interface Receiver {
@@ -285,7 +285,7 @@ export abstract class FunctionAnalysis {
     if (!label) return;
     const origin = label.origin;
     if (origin.kind === 'param') {
-      ctx.summary?.sinks.push({ param: origin.index, ...(origin.path !== undefined && { path: origin.path }), site, label });
+      if (ctx.summary) addSummarySink(ctx.summary, { param: origin.index, ...(origin.path !== undefined && { path: origin.path }), site, label });
       return;
     }
     let kind = site.kind;

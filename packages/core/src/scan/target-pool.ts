@@ -1,0 +1,177 @@
+// Many targets at once (a client config with many servers, a list of packages): long-lived worker threads, one per
+// core by default, each scanning one target at a time with a heap cap. A worker loads the engine once and keeps it
+// warm for every target it is given; the caller sees the same events and gets the same reports as from scanTarget.
+
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { ScanReport, ScanTarget } from './model.js';
+import { createTempDir, removeTempDir } from './sources/temp.js';
+import type { ScanOptions } from './engine.js';
+import type { PoolRequest, PoolResponse } from './target-worker.js';
+
+export interface WorkerPoolOptions {
+  /** The built worker entry: a module that calls serveTargetScans() (dist/scan-worker.js beside the CLI's bundle). */
+  url: URL;
+  /** Threads at most; default one per core (os.availableParallelism()). */
+  size?: number;
+  /** Old-generation heap cap of each worker, MiB (resourceLimits.maxOldGenerationSizeMb). */
+  heapMb?: number;
+}
+
+/**
+ * Far above what a scan needs (the largest package of the benchmark corpus, a 6 MB bundle, fits in 192 MiB) and low
+ * enough that peak memory is the caps', not the biggest bundle's. A target that outgrows it is scanned again on the
+ * calling thread, which has no cap, so an unusually large package costs time, never its report.
+ */
+export const DEFAULT_WORKER_HEAP_MB = 512;
+
+export function defaultPoolSize(): number {
+  return availableParallelism();
+}
+
+interface Job {
+  target: ScanTarget;
+  label: string;
+  resolve: (report: ScanReport) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job?: Job & { id: number };
+}
+
+/** A worker that died under a job (heap cap, a crash): the job is redone on the calling thread. */
+class WorkerLost extends Error {}
+
+export class TargetPool {
+  readonly #options: Required<Pick<WorkerPoolOptions, 'size' | 'heapMb'>> & WorkerPoolOptions;
+  readonly #scan: ScanOptions;
+  readonly #runInProcess: (target: ScanTarget) => Promise<ScanReport>;
+  readonly #slots = new Set<Slot>();
+  readonly #queue: Job[] = [];
+  #nextId = 1;
+  /** A folder holding every worker's temp dirs, registered on this thread: removed whatever becomes of a worker. */
+  #tempRoot: Promise<string> | undefined;
+
+  constructor(
+    options: WorkerPoolOptions,
+    scan: ScanOptions,
+    runInProcess: (target: ScanTarget) => Promise<ScanReport>,
+    labelOf: (target: ScanTarget) => string,
+  ) {
+    const size = options.size ?? defaultPoolSize();
+    if (!Number.isInteger(size) || size < 1) throw new RangeError(`worker pool size must be an integer >= 1, got ${size}`);
+    this.#options = { ...options, size, heapMb: options.heapMb ?? DEFAULT_WORKER_HEAP_MB };
+    this.#scan = scan;
+    this.#runInProcess = runInProcess;
+    this.#labelOf = labelOf;
+    scan.signal?.addEventListener('abort', () => this.#abortAll(), { once: true });
+  }
+
+  readonly #labelOf: (target: ScanTarget) => string;
+
+  /** Scans one target on the first free worker; resolves to its report, rejects as scanTarget would. */
+  async scan(target: ScanTarget): Promise<ScanReport> {
+    this.#scan.signal?.throwIfAborted();
+    try {
+      return await new Promise<ScanReport>((resolve, reject) => {
+        this.#queue.push({ target, label: this.#labelOf(target), resolve, reject });
+        this.#dispatch();
+      });
+    } catch (error) {
+      if (!(error instanceof WorkerLost)) throw error;
+      return this.#runInProcess(target);
+    }
+  }
+
+  /** Stops every worker and removes whatever temp dirs they left. */
+  async close(): Promise<void> {
+    const slots = [...this.#slots];
+    this.#slots.clear();
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    if (this.#tempRoot) await removeTempDir(await this.#tempRoot);
+  }
+
+  #dispatch(): void {
+    while (this.#queue.length > 0) {
+      let slot = [...this.#slots].find((candidate) => !candidate.job);
+      if (!slot) {
+        if (this.#slots.size >= this.#options.size) return;
+        slot = this.#startWorker();
+      }
+      const job = this.#queue.shift()!;
+      void this.#run(slot, job);
+    }
+  }
+
+  async #run(slot: Slot, job: Job): Promise<void> {
+    const id = this.#nextId++;
+    slot.job = { ...job, id };
+    let tempRoot: string;
+    try {
+      this.#tempRoot ??= createTempDir(this.#scan.source?.tempRoot);
+      tempRoot = await this.#tempRoot;
+    } catch (error) {
+      this.#finish(slot, () => job.reject(error));
+      return;
+    }
+    const { signal: _signal, ...source } = this.#scan.source ?? {};
+    const request: PoolRequest = {
+      type: 'scan',
+      id,
+      target: job.target,
+      mode: this.#scan.mode ?? 'fast',
+      source: { ...source, tempRoot },
+      ...(this.#scan.suppressions ? { suppressions: this.#scan.suppressions } : {}),
+      ...(this.#scan.clock ? { now: this.#scan.clock().toISOString() } : {}),
+    };
+    slot.worker.postMessage(request);
+  }
+
+  #startWorker(): Slot {
+    const worker = new Worker(this.#options.url, { resourceLimits: { maxOldGenerationSizeMb: this.#options.heapMb } });
+    const slot: Slot = { worker };
+    this.#slots.add(slot);
+    worker.on('message', (response: PoolResponse) => {
+      const job = slot.job;
+      if (!job || response.id !== job.id) return;
+      switch (response.type) {
+        case 'event':
+          this.#scan.onEvent?.(response.event);
+          return;
+        case 'report':
+          this.#scan.onEvent?.({ type: 'done', target: job.label, report: response.report });
+          return this.#finish(slot, () => job.resolve(response.report));
+        case 'failed':
+          return this.#finish(slot, () => job.reject(new Error(response.message)));
+        case 'aborted':
+          return this.#finish(slot, () => job.reject(this.#scan.signal?.reason ?? new DOMException('The scan was aborted', 'AbortError')));
+      }
+    });
+    // A worker that dies (its heap cap reached, a native crash) takes only its own job with it: that job is redone on
+    // the calling thread and a fresh worker takes the queue.
+    const lost = () => {
+      if (!this.#slots.delete(slot)) return;
+      const job = slot.job;
+      slot.job = undefined;
+      job?.reject(new WorkerLost(`worker for ${job.label} stopped`));
+      this.#dispatch();
+    };
+    worker.on('error', lost);
+    worker.on('exit', lost);
+    return slot;
+  }
+
+  #finish(slot: Slot, settle: () => void): void {
+    slot.job = undefined;
+    settle();
+    this.#dispatch();
+  }
+
+  #abortAll(): void {
+    const reason = this.#scan.signal?.reason;
+    for (const job of this.#queue.splice(0)) job.reject(reason);
+    for (const slot of this.#slots) if (slot.job) slot.worker.postMessage({ type: 'abort', id: slot.job.id } satisfies PoolRequest);
+  }
+}

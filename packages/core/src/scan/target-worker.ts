@@ -1,0 +1,77 @@
+// The worker side of the target pool (target-pool.ts): a long-lived worker thread that scans one target at a time
+// for the thread that started it. It loads the engine once and keeps it warm (compiled code, the language models of
+// the description analyser) for every target it is given.
+
+import { parentPort } from 'node:worker_threads';
+import type { ScanEvent } from './events.js';
+import type { ScanReport, ScanTarget } from './model.js';
+import type { SuppressionOptions } from './suppressions.js';
+import type { ScanMode } from './model.js';
+import type { SourceOptions } from './sources/options.js';
+
+/** What the pool sends: a target to scan, or the abort of the one running. */
+export type PoolRequest =
+  | {
+      type: 'scan';
+      id: number;
+      target: ScanTarget;
+      mode: ScanMode;
+      /** Functions do not cross threads: the source options without their signal, the clock as the time it read. */
+      source: Omit<SourceOptions, 'signal'>;
+      suppressions?: SuppressionOptions;
+      now?: string;
+    }
+  | { type: 'abort'; id: number };
+
+/** What the worker answers: the scan's events as they happen, then exactly one outcome per scan. */
+export type PoolResponse =
+  | { type: 'event'; id: number; event: ScanEvent }
+  | { type: 'report'; id: number; report: ScanReport }
+  | { type: 'failed'; id: number; message: string }
+  | { type: 'aborted'; id: number };
+
+/** Serves scan requests on this worker's parent port until the pool terminates the thread. */
+export function serveTargetScans(): void {
+  const port = parentPort;
+  if (!port) throw new Error('serveTargetScans runs in a worker thread started by the target pool');
+  const running = new Map<number, AbortController>();
+  // Loaded on first use rather than at module load, so the worker's start-up is the engine's, not engine.ts's cycle.
+  const engine = import('./engine.js');
+
+  port.on('message', (request: PoolRequest) => {
+    if (request.type === 'abort') {
+      running.get(request.id)?.abort(new DOMException('The scan was aborted', 'AbortError'));
+      return;
+    }
+    const controller = new AbortController();
+    running.set(request.id, controller);
+    const { id, target, mode, source, suppressions, now } = request;
+    void (async () => {
+      let response: PoolResponse;
+      try {
+        const { scanTarget, describeError } = await engine;
+        try {
+          const report = await scanTarget(target, {
+            mode,
+            signal: controller.signal,
+            source,
+            suppressions,
+            ...(now ? { clock: () => new Date(now) } : {}),
+            // The report travels once, as the outcome; the pool emits the `done` event itself.
+            onEvent: (event) => {
+              if (event.type !== 'done') port.postMessage({ type: 'event', id, event } satisfies PoolResponse);
+            },
+          });
+          response = { type: 'report', id, report };
+        } catch (error) {
+          response = controller.signal.aborted ? { type: 'aborted', id } : { type: 'failed', id, message: describeError(error) };
+        }
+      } catch (error) {
+        response = { type: 'failed', id, message: error instanceof Error ? error.message : String(error) };
+      } finally {
+        running.delete(id);
+      }
+      port.postMessage(response);
+    })();
+  });
+}
