@@ -101,12 +101,14 @@ describe('scanInputs on a pool of worker threads', () => {
 
 describe('largestFirst', () => {
   it('puts targets of unknown size first, then folders by size, and keeps the order when run one at a time', () => {
+    const small = path.join(servers, 'poisoned-fastmcp-bundle');
+    const large = path.join(servers, 'clean-files-ts');
+    expect(folderBytes(large)).toBeGreaterThan(folderBytes(small));
     const jobs = [
-      { target: { kind: 'directory' as const, input: 'a', path: path.join(servers, 'poisoned-fastmcp-bundle') } },
+      { target: { kind: 'directory' as const, input: 'a', path: small } },
       { target: { kind: 'npm' as const, input: 'npm:x', name: 'x', spec: '1.0.0' } },
-      { target: { kind: 'directory' as const, input: 'b', path: path.join(servers, 'clean-files-ts') } },
+      { target: { kind: 'directory' as const, input: 'b', path: large } },
     ];
-    expect(folderBytes(jobs[2]!.target.path)).toBeGreaterThan(folderBytes(jobs[0]!.target.path));
     expect(largestFirst(jobs, true).map((job) => job.target.input)).toEqual(['npm:x', 'b', 'a']);
     expect(largestFirst(jobs, false).map((job) => job.target.input)).toEqual(['a', 'npm:x', 'b']);
   });

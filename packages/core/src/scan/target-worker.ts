@@ -4,10 +4,11 @@
 
 import { parentPort } from 'node:worker_threads';
 import type { ScanEvent } from './events.js';
-import type { ScanReport, ScanTarget } from './model.js';
+import type { ScanMode, ScanReport, ScanTarget } from './model.js';
 import type { SuppressionOptions } from './suppressions.js';
-import type { ScanMode } from './model.js';
 import type { SourceOptions } from './sources/options.js';
+
+const PROGRESS_INTERVAL_MS = 50;
 
 /** What the pool sends: a target to scan, or the abort of the one running. */
 export type PoolRequest =
@@ -46,6 +47,7 @@ export function serveTargetScans(): void {
     const controller = new AbortController();
     running.set(request.id, controller);
     const { id, target, mode, source, suppressions, now } = request;
+    let lastProgress = 0;
     void (async () => {
       let response: PoolResponse;
       try {
@@ -57,9 +59,17 @@ export function serveTargetScans(): void {
             source,
             suppressions,
             ...(now ? { clock: () => new Date(now) } : {}),
-            // The report travels once, as the outcome; the pool emits the `done` event itself.
             onEvent: (event) => {
-              if (event.type !== 'done') port.postMessage({ type: 'event', id, event } satisfies PoolResponse);
+              // The report travels once, as the outcome; the pool emits the `done` event itself.
+              if (event.type === 'done') return;
+              // A progress line per file is thousands of messages for a display that redraws a few times a second:
+              // the first, then one per PROGRESS_INTERVAL_MS, and the last of each stage go through.
+              if (event.type === 'progress' && event.done !== 1 && event.done !== event.total) {
+                const now = performance.now();
+                if (now - lastProgress < PROGRESS_INTERVAL_MS) return;
+                lastProgress = now;
+              }
+              port.postMessage({ type: 'event', id, event } satisfies PoolResponse);
             },
           });
           response = { type: 'report', id, report };

@@ -8,8 +8,9 @@ import { maskEntities, entityIndex, type Entity } from './entities.js';
 import { sentences } from '../support/text-patterns.js';
 import { ACCESS_VERBS, CONSEQUENTIAL_VERBS, TRANSFER_VERBS } from './lexicon.js';
 
-const nlp = winkNLP(model, ['sbd', 'pos']);
-const its = nlp.its;
+// Built on first use: loading the English model costs every process that imports the engine about 60 ms, and most
+// never read a description (the CLI's other commands, a scan's coordinating thread while workers do the scanning).
+let tagger: ReturnType<typeof winkNLP> | undefined;
 
 export type Mood = 'imperative' | 'obligation' | 'prohibition' | 'statement';
 
@@ -67,7 +68,9 @@ interface Token {
 }
 
 function tokens(text: string): Token[] {
-  const doc = nlp.readDoc(lowerFirst(text));
+  tagger ??= winkNLP(model, ['sbd', 'pos']);
+  const its = tagger.its;
+  const doc = tagger.readDoc(lowerFirst(text));
   const words = doc.tokens().out(its.normal) as string[];
   // wink types `its.lemma` for models with add-ons; the English lite model has the lemmatiser built in.
   const lemmas = doc.tokens().out(its.lemma as unknown as typeof its.normal) as string[];
