@@ -160,10 +160,15 @@ function insideDest(dest: string, relative: string): string {
   return target;
 }
 
-async function writeEntryFile(source: AsyncIterable<Buffer>, target: string, counter: Transform): Promise<void> {
+/**
+ * Opens the entry only once its directory exists, and consumes it at once: yauzl's stream starts inflating as soon as
+ * it is opened, and an error it raises before the pipeline listens (an entry larger than its header says) would be an
+ * uncaught exception that takes the whole process down.
+ */
+async function writeEntryFile(open: () => Promise<Readable>, target: string, counter: Transform): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true });
   // 0o644 whatever the archive says: nothing here is ever executed, and setuid bits must not survive.
-  await pipeline(source, counter, createWriteStream(target, { mode: 0o644 }));
+  await pipeline(await open(), counter, createWriteStream(target, { mode: 0o644 }));
 }
 
 /**
@@ -437,8 +442,7 @@ export async function extractZip(file: string, dest: string, options: ExtractOpt
     if (entry.uncompressedSize > RATIO_FLOOR_BYTES && entry.uncompressedSize > limits.maxRatio * Math.max(entry.compressedSize, 1)) {
       throw new ArchiveError(`compression ratio of ${entry.fileName} above ${limits.maxRatio}:1 (decompression bomb)`);
     }
-    const stream = await openZipEntry(opened, entry);
-    await writeEntryFile(stream, insideDest(root, relative), budget.fileCounter(entry.fileName));
+    await writeEntryFile(() => openZipEntry(opened, entry), insideDest(root, relative), budget.fileCounter(entry.fileName));
   }
 }
 

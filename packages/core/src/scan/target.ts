@@ -1,7 +1,7 @@
 // Scan targets: what the user typed → ScanTarget (parseTarget) → one target per server for client configs
 // (expandTarget) → files on disk (fetchTarget). The accepted forms are documented in docs/targets.md.
 
-import { statSync } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ScanTarget, Workspace } from './model.js';
@@ -28,6 +28,18 @@ function looksLikePath(input: string): boolean {
   return /^(\.|~|[a-zA-Z]:)/.test(input) || /[\\/]/.test(input) || /\.jsonc?$/i.test(input);
 }
 
+/** The local path's kind, undefined when no such path can exist (a NUL byte, a name longer than the system allows). */
+function statLocal(raw: string, local: string): Stats | undefined {
+  if (local.includes('\0')) return undefined;
+  try {
+    return statSync(local, { throwIfNoEntry: false });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENAMETOOLONG' || code === 'ENOTDIR') return undefined;
+    throw new TargetError(raw, `cannot read it (${code ?? 'unknown error'})`, { cause: error });
+  }
+}
+
 /**
  * Parses one scan input. Explicit prefixes (`npm:`, `pypi:`, git and http URLs) decide first; then an existing local
  * path (a directory, or an MCP client config file); then a bare npm package spec. Throws TargetError when the input
@@ -47,7 +59,7 @@ export function parseTarget(input: string, cwd: string = process.cwd()): ScanTar
   if (/^[a-z][a-z0-9+.-]+:\/\//i.test(raw)) throw new TargetError(raw, `unsupported URL scheme ${raw.slice(0, raw.indexOf(':'))}:`);
 
   const local = path.resolve(cwd, expandHome(raw));
-  const info = statSync(local, { throwIfNoEntry: false });
+  const info = statLocal(raw, local);
   if (info?.isDirectory()) return { kind: 'directory', input: raw, path: local };
   if (info?.isFile()) {
     if (recogniseConfig(local)) return { kind: 'config', input: raw, path: local };

@@ -35,10 +35,25 @@ interface Destination {
 
 const DEFAULT_PORTS: Record<string, number> = { https: 443, http: 80, ssh: 22, git: 9418 };
 
+/**
+ * The host as the system resolver will read it. The URL parser normalises numeric IPv4 spellings (`2130706433`,
+ * `0x7f000001`, `0177.0.0.1`) only for http(s); in `ssh://`, `git://` and scp-like URLs it leaves them as written, yet
+ * ssh and git resolve them to 127.0.0.1 all the same. Reading the host as an http URL's gives the address they reach.
+ */
+function asResolverReads(host: string): string {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (isIP(bare)) return bare;
+  try {
+    return new URL(`http://${host}/`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return bare;
+  }
+}
+
 /** The transport, host and port of a git URL (URL form or scp-like `user@host:path`); undefined for anything else. */
 function destinationOf(url: string): Destination | { problem: string } | undefined {
   const scp = /^([^@/:]+)@([^/:]+):(?!\/\/)/.exec(url);
-  if (scp) return { protocol: 'ssh', host: scp[2]!.toLowerCase(), port: 22 };
+  if (scp) return { protocol: 'ssh', host: asResolverReads(scp[2]!), port: 22 };
   if (!URL.canParse(url)) return undefined;
   const parsed = new URL(url);
   const protocol = parsed.protocol.replace(/:$/, '').replace(/^git\+/, '');
@@ -46,7 +61,7 @@ function destinationOf(url: string): Destination | { problem: string } | undefin
   // A credential in a scan input would be stored with the scan and sent to whatever host it names (ssh's `git@` is a
   // login name, not a secret).
   if (parsed.password || (parsed.username && protocol !== 'ssh')) return { problem: 'git URLs with a user name or password are not accepted; configure credentials on the daemon' };
-  const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = asResolverReads(parsed.hostname);
   return { protocol, host, port: parsed.port ? Number(parsed.port) : (DEFAULT_PORTS[protocol] ?? 0) };
 }
 

@@ -33,8 +33,10 @@ export function decodeSignedCursor<T extends z.ZodType>(key: string, kind: strin
   const invalid = (message: string) => invalidField('cursor', message);
   const [payload, signature, extra] = cursor.split('.');
   if (payload === undefined || signature === undefined || extra !== undefined) throw invalid('The cursor is malformed; use next_cursor as returned.');
-  const given = Buffer.from(signature, 'base64url');
-  const expected = sign(key, payload);
+  // Compared as text: base64url decoding skips characters outside its alphabet and the unused bits of the last
+  // character, so comparing decoded bytes would accept spellings of the signature the daemon never issued.
+  const given = Buffer.from(signature);
+  const expected = Buffer.from(sign(key, payload).toString('base64url'));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid('The cursor is invalid or was altered; use next_cursor as returned.');
   let decoded: unknown;
   try {

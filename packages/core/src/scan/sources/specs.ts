@@ -49,11 +49,19 @@ export function pypiTarget(spec: string, input: string): PypiTarget {
   return { kind: 'pypi', input, name: normalisePypiName(name), ...(version ? { version } : {}) };
 }
 
+function decodeRef(text: string, input: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch (error) {
+    throw new TargetError(input, 'the #ref after the repository URL is not valid percent-encoding', { cause: error });
+  }
+}
+
 /** Split `url#ref`; npm-style `#semver:` ranges need tag listing we do not do. */
 function splitRef(url: string, input: string): { url: string; ref?: string } {
   const hash = url.indexOf('#');
   if (hash === -1) return { url };
-  const ref = decodeURIComponent(url.slice(hash + 1));
+  const ref = decodeRef(url.slice(hash + 1), input);
   if (ref.startsWith('semver:')) throw new TargetError(input, 'git #semver: ranges are not supported; name a branch, tag or commit');
   return { url: url.slice(0, hash), ...(ref ? { ref } : {}) };
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, gzipSync } from 'node:zlib';
 
-export type TarEntryType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo';
+export type TarEntryType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo' | 'pax' | 'paxGlobal';
 
 export interface TarEntry {
   name: string;
@@ -12,6 +12,8 @@ export interface TarEntry {
   content?: string | Buffer;
   linkname?: string;
   mode?: number;
+  /** The size the header declares, when it should lie about the body. */
+  size?: number;
 }
 
 const TYPE_FLAGS: Record<TarEntryType, string> = {
@@ -22,7 +24,22 @@ const TYPE_FLAGS: Record<TarEntryType, string> = {
   block: '4',
   dir: '5',
   fifo: '6',
+  pax: 'x',
+  paxGlobal: 'g',
 };
+
+/** The body of a pax header (`pax` applies to the next entry, `paxGlobal` to all that follow): `<len> key=value\n`. */
+export function paxBody(records: Record<string, string>): Buffer {
+  return Buffer.concat(
+    Object.entries(records).map(([key, value]) => {
+      const text = ` ${key}=${value}\n`;
+      // The length counts its own digits: grow it until it is stable.
+      let length = Buffer.byteLength(text);
+      while (String(length).length + Buffer.byteLength(text) !== length) length = String(length).length + Buffer.byteLength(text);
+      return Buffer.from(`${length}${text}`);
+    }),
+  );
+}
 
 function octal(value: number, width: number): string {
   return `${value.toString(8).padStart(width - 1, '0')}\0`;
@@ -48,13 +65,18 @@ function tarHeader(entry: TarEntry, size: number): Buffer {
   return header;
 }
 
+/** One entry's header, body and padding. */
+export function tarBlocks(entry: TarEntry): Buffer[] {
+  const hasBody = entry.type === undefined || entry.type === 'file' || entry.type === 'pax' || entry.type === 'paxGlobal';
+  const body = hasBody ? Buffer.from(entry.content ?? '') : Buffer.alloc(0);
+  return [tarHeader(entry, entry.size ?? body.length), body, Buffer.alloc((512 - (body.length % 512)) % 512)];
+}
+
 /** An uncompressed tar stream with exactly the given entries. */
 export function buildTar(entries: TarEntry[]): Buffer {
   const blocks: Buffer[] = [];
   for (const entry of entries) {
-    const body =
-      entry.type === undefined || entry.type === 'file' ? Buffer.from(entry.content ?? '') : Buffer.alloc(0);
-    blocks.push(tarHeader(entry, body.length), body, Buffer.alloc((512 - (body.length % 512)) % 512));
+    blocks.push(...tarBlocks(entry));
   }
   blocks.push(Buffer.alloc(1024));
   return Buffer.concat(blocks);
