@@ -67,7 +67,24 @@ interface Token {
   stop: boolean;
 }
 
+/**
+ * Sentences repeat across tools (parameter texts above all: a third of the sentences of the benchmark corpus are
+ * repeats), so each is tagged once. Bounded, oldest first out, so a scan of many servers cannot grow it without end.
+ * The arrays are shared: readers slice and filter, never change them.
+ */
+const TAGGED = new Map<string, Token[]>();
+const TAGGED_LIMIT = 5000;
+
 function tokens(text: string): Token[] {
+  const cached = TAGGED.get(text);
+  if (cached) return cached;
+  const tagged = tag(text);
+  if (TAGGED.size >= TAGGED_LIMIT) TAGGED.delete(TAGGED.keys().next().value!);
+  TAGGED.set(text, tagged);
+  return tagged;
+}
+
+function tag(text: string): Token[] {
   tagger ??= winkNLP(model, ['sbd', 'pos']);
   const its = tagger.its;
   const doc = tagger.readDoc(lowerFirst(text));

@@ -24,13 +24,14 @@ function comparesMethod(node: AstNode, method: string, index: FileIndex): boolea
   return false;
 }
 
-/** Whether the function's own body (not a nested function) makes the comparison. */
-function ownComparison(fn: AstNode, method: string, index: FileIndex): boolean {
-  let found = false;
+/** Which of `tools/list` and `tools/call` the function's own body (not a nested function) compares with: one walk for both. */
+function ownComparisons(fn: AstNode, index: FileIndex): { list: boolean; call: boolean } {
+  const found = { list: false, call: false };
   walk(fn.body, (node) => {
-    if (found || (node !== fn.body && isFunction(node))) return false;
-    if (comparesMethod(node, method, index)) found = true;
-    return !found;
+    if (node !== fn.body && isFunction(node)) return false;
+    found.list ||= comparesMethod(node, 'tools/list', index);
+    found.call ||= comparesMethod(node, 'tools/call', index);
+    return !(found.list && found.call);
   });
   return found;
 }
@@ -47,8 +48,9 @@ export function extractJsonRpcDispatchers(index: FileIndex, extraction: Extracti
   let answersList = false;
   walk(index.parsed.program, (node) => {
     if (!isFunction(node) || !node.body) return true;
-    if (!answersList && ownComparison(node, 'tools/list', index)) answersList = true;
-    if ((node.params?.length ?? 0) > 0 && ownComparison(node, 'tools/call', index)) dispatchers.push(node);
+    const compares = ownComparisons(node, index);
+    answersList ||= compares.list;
+    if ((node.params?.length ?? 0) > 0 && compares.call) dispatchers.push(node);
     return true;
   });
   if (!answersList) return;
