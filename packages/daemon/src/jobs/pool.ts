@@ -4,8 +4,9 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { DEFAULT_GIT_POLICY, type GitPolicy } from './git-destination.js';
+import { loadWorkerCode, startWorker, type WorkerCode } from './worker-code.js';
 import { killProcessGroup, type ScanEvent, type ScanMode, type ScanRun } from '@svc/core';
 
 export interface ScanJob {
@@ -15,7 +16,7 @@ export interface ScanJob {
 }
 
 export interface ScanPoolOptions {
-  /** URL of the built worker script (dist/scan-worker.js). */
+  /** URL of the built worker script (dist/scan-worker.js); read once, with the modules beside it, at construction. */
   workerUrl: URL;
   /** How many scans run at once (>= 1). */
   size: number;
@@ -123,12 +124,15 @@ export class ScanPool {
   readonly #options: ScanPoolOptions;
   readonly #queue: Queued[] = [];
   readonly #running = new Set<Running>();
+  /** The worker's code as it was when the daemon started (worker-code.ts says why). */
+  readonly #code: WorkerCode | undefined;
   #closed = false;
 
   constructor(options: ScanPoolOptions) {
     if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`scan pool size must be an integer >= 1, got ${options.size}`);
     if (!(options.timeoutMs > 0) || !Number.isFinite(options.timeoutMs)) throw new RangeError(`scan timeout must be a positive number of ms, got ${options.timeoutMs}`);
     this.#options = { ...options, scanRoots: [...options.scanRoots] };
+    this.#code = loadWorkerCode(options.workerUrl);
   }
 
   get #tempRoot(): string {
@@ -253,7 +257,8 @@ export class ScanPool {
     return new Promise((resolve) => {
       let worker: Worker;
       try {
-        worker = new Worker(this.#options.workerUrl, { workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+        if (!this.#code) throw new Error(`no scan worker at ${this.#options.workerUrl.href} when the daemon started`);
+        worker = startWorker(this.#code, { workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
       } catch {
         resolve({ ok: false, reason: 'crashed', message: 'the scan worker could not be started' });
         return;
