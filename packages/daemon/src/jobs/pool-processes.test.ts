@@ -1,5 +1,5 @@
 // Hole 5 of issue 12: a scan's git processes must not outlive it. Real worker threads running the BUILT
-// dist/scan-worker.js (`npm run build` first), real git cloning from a server on 127.0.0.1 that stalls mid-clone, and
+// dist/scan-worker.js (`npm run build` first), the built svcd for a graceful shutdown, real git cloning from a server on 127.0.0.1 that stalls mid-clone, and
 // the clone's processes looked up in /proc by the URL in their command line (git and git-remote-http).
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clonePids, processExists, startStallingGitServer, waitFor, type StallingGitServer } from '../../../core/src/scan/sources/git-server-testing.js';
+import { CLEAN_ENV, startSvcdProcess } from '../test/process.js';
 import { ScanPool, type ScanOutcome, type ScanPoolOptions } from './pool.js';
 
 const SCAN_WORKER = new URL('../../dist/scan-worker.js', import.meta.url);
@@ -89,4 +90,34 @@ describe("a scan's git processes end with the scan", () => {
     expect(await outcome).toEqual({ ok: false, reason: 'aborted' });
     await expectGone(pids);
   });
+});
+
+describe('a graceful SIGTERM of svcd', () => {
+  it("leaves none of a running scan's git processes behind", async () => {
+    const work = await mkdtemp(path.join(base, 'svcd-'));
+    const daemon = await startSvcdProcess({
+      ...CLEAN_ENV,
+      SVC_DATA_DIR: path.join(work, 'data'),
+      TMPDIR: work,
+      SVC_GIT_PROTOCOLS: 'http',
+      SVC_GIT_ALLOW_PRIVATE: '1',
+      SVC_SCAN_WORKERS: '1',
+    });
+    try {
+      const url = `${server.url}/sigterm.git`;
+      const submitted = await fetch(`${daemon.url}/scan`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: `git+${url}`, visibility: 'public' }),
+      });
+      expect(submitted.status).toBe(202);
+      const pids = await clonePids(url);
+      expect(pids.length).toBeGreaterThanOrEqual(2);
+      // svcd gives running scans 10 s to finish, then stops them (they go back to the queue) and exits.
+      await daemon.stop();
+      await expectGone(pids);
+    } finally {
+      await daemon.stop();
+    }
+  }, 60_000);
 });
