@@ -12,6 +12,7 @@ export { RAW_TRANSFER } from './scan/analysis/javascript/ast.js';
 export type { LanguageAnalyzer, LanguageAnalysis, AnalyzeOptions } from './scan/analysis/analyzer.js';
 export { parseTarget, expandTarget, fetchTarget, TargetError, type GitNetworkPolicy, type SourceOptions } from './scan/target.js';
 export { isScannable, removeAllTempDirs, removeAllTempDirsSync } from './scan/target.js';
+export { killAllProcessGroups, killAllProcessGroupsSync, killProcessGroup, watchProcessGroups, type ProcessGroupEvent } from './scan/sources/process-groups.js';
 export { discoverConfigs, type DiscoveredConfig } from './scan/discover.js';
 export { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './scan/archive.js';
 export { modelTexts } from './scan/model-texts.js';

@@ -2,10 +2,10 @@
 // (and `npm run build -w @svc/core` after core changes) before these tests.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ScanEvent } from '@svc/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ScanPool, scanWorkerUrl, type ScanJob, type ScanOutcome, type ScanPoolOptions } from './pool.js';
@@ -281,5 +281,31 @@ describe('job folders a killed daemon left behind', () => {
     const removed = await pool({ tempRoot }).removeOrphanedJobDirs();
     expect(removed).toEqual([`svcd-job-${dead}-a1b2c3`]);
     expect((await readdir(tempRoot)).sort()).toEqual(['someone-else', `svcd-job-${process.pid}-d4e5f6`]);
+  });
+});
+
+describe("the worker's code, read once when the pool is made", () => {
+  it('still runs scans after dist/ is rebuilt or removed under the running daemon', async () => {
+    // A copy of the build, as an installed svcd: packages resolve from beside it (a node_modules link here).
+    const install = path.join(base, 'installed');
+    const dist = path.join(install, 'dist');
+    await mkdir(dist, { recursive: true });
+    const built = fileURLToPath(new URL('.', SCAN_WORKER));
+    for (const name of await readdir(built)) if (name.endsWith('.js')) await cp(path.join(built, name), path.join(dist, name));
+    await symlink(fileURLToPath(new URL('../../../../node_modules', import.meta.url)), path.join(install, 'node_modules'));
+    await writeFile(path.join(install, 'package.json'), JSON.stringify({ name: '@svc/daemon', type: 'module' }));
+    const scans = pool({ tempRoot: await newTempRoot(), workerUrl: pathToFileURL(path.join(dist, 'scan-worker.js')) });
+
+    // A rebuild: the clean build removes dist/ (the old chunks with it) and writes a worker this daemon does not know.
+    await rm(dist, { recursive: true });
+    await mkdir(dist);
+    await writeFile(path.join(dist, 'scan-worker.js'), "throw new Error('a newer build than the running daemon');\n");
+    for (const scanId of ['after-rebuild-1', 'after-rebuild-2']) {
+      const outcome = await scans.run(job(path.join(root, 'notes'), scanId));
+      if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+      expect(outcome.run.reports[0]?.findings.length).toBeGreaterThan(0);
+    }
+    await rm(dist, { recursive: true });
+    expect(await scans.run(job(path.join(root, 'notes'), 'after-removal'))).toMatchObject({ ok: true });
   });
 });

@@ -4,9 +4,10 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { DEFAULT_GIT_POLICY, type GitPolicy } from './git-destination.js';
-import type { ScanEvent, ScanMode, ScanRun } from '@svc/core';
+import { loadWorkerCode, startWorker, type WorkerCode } from './worker-code.js';
+import { killProcessGroup, type ScanEvent, type ScanMode, type ScanRun } from '@svc/core';
 
 export interface ScanJob {
   scanId: string;
@@ -15,7 +16,7 @@ export interface ScanJob {
 }
 
 export interface ScanPoolOptions {
-  /** URL of the built worker script (dist/scan-worker.js). */
+  /** URL of the built worker script (dist/scan-worker.js); read once, with the modules beside it, at construction. */
   workerUrl: URL;
   /** How many scans run at once (>= 1). */
   size: number;
@@ -62,12 +63,23 @@ export interface WorkerInput {
   source: { npmRegistry?: string; pypiIndex?: string; cacheDir?: string };
 }
 
-/** What a worker posts back: events while it runs, then exactly one of result, refused or failed. */
+/**
+ * What a worker posts back: events while it runs, then exactly one of result, refused or failed. Besides, each child
+ * process group it starts and ends (`process`), and `stopped` once it has killed them all after the pool's `stop`.
+ */
 export type WorkerMessage =
   | { type: 'event'; event: ScanEvent }
   | { type: 'result'; run: ScanRun }
   | { type: 'refused'; message: string }
-  | { type: 'failed'; message: string };
+  | { type: 'failed'; message: string }
+  | { type: 'process'; pgid: number; state: 'started' | 'exited' }
+  | { type: 'stopped' };
+
+/** What the pool posts to a worker: kill your child processes and say so (`stopped`); the thread ends after. */
+export type PoolMessage = { type: 'stop' };
+
+/** How long a worker told to stop may take to kill its children before it is terminated regardless. */
+const STOP_GRACE_MS = 5_000;
 
 /** Heap cap per scan when the operator sets none: far above what the inventory limits let a normal scan use. */
 export const DEFAULT_SCAN_HEAP_MB = 1024;
@@ -112,12 +124,15 @@ export class ScanPool {
   readonly #options: ScanPoolOptions;
   readonly #queue: Queued[] = [];
   readonly #running = new Set<Running>();
+  /** The worker's code as it was when the daemon started (worker-code.ts says why). */
+  readonly #code: WorkerCode | undefined;
   #closed = false;
 
   constructor(options: ScanPoolOptions) {
     if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`scan pool size must be an integer >= 1, got ${options.size}`);
     if (!(options.timeoutMs > 0) || !Number.isFinite(options.timeoutMs)) throw new RangeError(`scan timeout must be a positive number of ms, got ${options.timeoutMs}`);
     this.#options = { ...options, scanRoots: [...options.scanRoots] };
+    this.#code = loadWorkerCode(options.workerUrl);
   }
 
   get #tempRoot(): string {
@@ -242,12 +257,16 @@ export class ScanPool {
     return new Promise((resolve) => {
       let worker: Worker;
       try {
-        worker = new Worker(this.#options.workerUrl, { workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+        if (!this.#code) throw new Error(`no scan worker at ${this.#options.workerUrl.href} when the daemon started`);
+        worker = startWorker(this.#code, { workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
       } catch {
         resolve({ ok: false, reason: 'crashed', message: 'the scan worker could not be started' });
         return;
       }
       let outcome: ScanOutcome | undefined;
+      /** The worker's live child process groups (git and its helpers), as it reports them. */
+      const groups = new Set<number>();
+      let graceTimer: NodeJS.Timeout | undefined;
       // The first verdict wins; the promise settles on 'exit', once the thread is really gone.
       const decide = (verdict: ScanOutcome) => {
         if (outcome) return;
@@ -255,7 +274,17 @@ export class ScanPool {
         clearTimeout(timer);
         hooks.signal?.removeEventListener('abort', onAbort);
         // A finished scan's thread may still hold keep-alive sockets; nothing more is wanted from it.
-        void worker.terminate();
+        if (groups.size === 0) {
+          void worker.terminate();
+          return;
+        }
+        // Children outlive a terminated thread: terminate() runs no JS in the worker, and git's helpers would go on,
+        // reparented to PID 1. So a worker with children is first told to stop: it kills their groups and waits until
+        // its event loop has reaped them (no zombies), then says `stopped`. A worker too busy to answer (a runaway
+        // loop) is terminated after the grace, and the pool kills the groups it was told about on 'exit' instead:
+        // the pool knows every group because the worker reports each one as it starts it.
+        worker.postMessage({ type: 'stop' } satisfies PoolMessage);
+        graceTimer = setTimeout(() => void worker.terminate(), STOP_GRACE_MS);
       };
       const onAbort = () => decide(ABORTED);
       const seconds = Number((this.#options.timeoutMs / 1000).toFixed(3));
@@ -267,6 +296,16 @@ export class ScanPool {
       onStoppable(onAbort);
 
       worker.on('message', (message: WorkerMessage) => {
+        if (message.type === 'process') {
+          if (message.state === 'started') groups.add(message.pgid);
+          else groups.delete(message.pgid);
+          return;
+        }
+        if (message.type === 'stopped') {
+          groups.clear();
+          void worker.terminate();
+          return;
+        }
         if (outcome) return;
         switch (message.type) {
           case 'event':
@@ -297,6 +336,11 @@ export class ScanPool {
         );
       });
       worker.on('exit', (code) => {
+        clearTimeout(graceTimer);
+        // Groups a worker did not kill itself (it crashed, or did not answer `stop`). Their leaders stay zombies until
+        // the daemon exits, since only the gone thread's event loop would have reaped them, but nothing runs any more.
+        for (const pgid of groups) killProcessGroup(pgid);
+        groups.clear();
         decide({ ok: false, reason: 'crashed', message: `the scan worker exited (code ${code}) without a result` });
         resolve(outcome ?? ABORTED);
       });

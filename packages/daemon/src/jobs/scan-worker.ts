@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   expandTarget,
+  killAllProcessGroups,
   REPORT_SCHEMA_VERSION,
   scanTarget,
   SVC_VERSION,
@@ -13,10 +14,11 @@ import {
   type ScanOptions,
   type ScanRun,
   type ScanTarget,
+  watchProcessGroups,
 } from '@svc/core';
 import { checkGitDestination, GIT_FETCH_FAILED } from './git-destination.js';
 import { checkExpandedTarget, checkScanInput } from './input-policy.js';
-import type { WorkerInput, WorkerMessage } from './pool.js';
+import type { PoolMessage, WorkerInput, WorkerMessage } from './pool.js';
 
 // Progress for one target and stage at most this often; the last one of a stage always follows.
 const PROGRESS_INTERVAL_MS = 100;
@@ -33,6 +35,15 @@ function post(message: WorkerMessage): void {
     port?.postMessage(JSON.parse(JSON.stringify(message)) as WorkerMessage);
   }
 }
+
+// The pool learns of every child process group (git and its helpers) as it starts, so it can kill them should this
+// thread be terminated without answering; told to stop, the thread kills them itself and waits until they are reaped.
+watchProcessGroups((event) => post({ type: 'process', ...event }));
+port.on('message', (message: PoolMessage) => {
+  if (message.type === 'stop') void killAllProcessGroups().then(() => post({ type: 'stopped' }));
+});
+// Listening must not keep a finished scan's thread alive.
+port.unref();
 
 interface Pending {
   event: ScanEvent;

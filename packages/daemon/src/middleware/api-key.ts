@@ -18,11 +18,13 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
 import type { ApiKeyRecord, User } from '../store/repositories.js';
+import { checkRefusedBudget, refusedCredential } from './refused-credentials.js';
 import { bearerToken } from './session.js';
 
 /**
  * API-key routes (spec 5.1–5.3, 8.3). The order matters: the format check (checksum, legacy retirement)
- * refuses typos and random strings before any database read; the request counters run as soon as the key
+ * refuses typos and random strings before any database read (refusals count per client address, and an address
+ * that has spent that budget is refused before any check: refused-credentials.ts); the request counters run as soon as the key
  * is known, so every answer after that carries X-RateLimit-* (403s included); scope and IP rejections are
  * one identical 403 so the caller cannot tell which one it was (spec 5.3 rule 3). `required` undefined:
  * any valid key will do.
@@ -40,11 +42,12 @@ export function requireApiKey(required?: Scope) {
       );
     }
     const { apiKeys, requestQuota, clock } = c.get('services');
+    await checkRefusedBudget(c);
     const now = clock();
-    if (checkKeyFormat(token, now) !== 'valid') throw new ServiceError('UNAUTHORIZED');
+    if (checkKeyFormat(token, now) !== 'valid') throw await refusedCredential(c);
 
     const found = await findKey(c, token);
-    if (found === undefined || !isRecordUsable(found.key, now)) throw new ServiceError('UNAUTHORIZED');
+    if (found === undefined || !isRecordUsable(found.key, now)) throw await refusedCredential(c);
     const { key, owner } = found;
 
     const plan = bucketsFor({ kind: 'request', authorization, userId: owner.id, tier: owner.tier }, now);

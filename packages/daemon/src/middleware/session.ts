@@ -2,7 +2,9 @@ import { bucketsFor, looksLikeApiKey, rateLimitError, rateLimitHeaders, ServiceE
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
+import type { SessionClaims } from '../auth/session.js';
 import type { User } from '../store/repositories.js';
+import { checkRefusedBudget, refusedCredential } from './refused-credentials.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -26,7 +28,13 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
       { credential: 'session' },
     );
   }
-  const session = await c.get('services').sessions.verify(token);
+  await checkRefusedBudget(c);
+  let session: SessionClaims;
+  try {
+    session = await c.get('services').sessions.verify(token);
+  } catch (error) {
+    throw error instanceof ServiceError && error.code === 'UNAUTHORIZED' ? await refusedCredential(c, error) : error;
+  }
   c.set('user', await countSessionRequest(c, session.userId));
   c.set('session', session);
   await next();
@@ -46,7 +54,7 @@ async function countSessionRequest(c: Context<AppEnv>, userId: string): Promise<
   const { users, requestQuota, clock } = c.get('services');
   const user = await users.findById(userId);
   // A valid token of a deleted account is as good as no token.
-  if (user === undefined) throw new ServiceError('UNAUTHORIZED');
+  if (user === undefined) throw await refusedCredential(c);
   const now = clock();
   const plan = bucketsFor({ kind: 'request', authorization: c.req.header('authorization'), userId, tier: user.tier }, now);
   if (plan.ok) {

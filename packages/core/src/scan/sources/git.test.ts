@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchTarget, parseTarget, TargetError } from '../target.js';
 import { firstGitError, repositoryName } from './git.js';
+import { clonePids, processExists, startStallingGitServer, waitFor } from './git-server-testing.js';
 
 let work: string;
 let bareUrl: string;
@@ -169,6 +170,29 @@ describe('a network policy (the daemon\'s)', () => {
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('stopping a clone', () => {
+  it('kills git and its git-remote-http helper when the scan is aborted (Ctrl-C in the CLI)', async () => {
+    const server = await startStallingGitServer();
+    try {
+      const url = `${server.url}/stalled.git`;
+      const controller = new AbortController();
+      const fetching = fetchTarget(parseTarget(`git+${url}`), { tempRoot, signal: controller.signal });
+      const settled = fetching.catch((error: unknown) => error);
+      await server.requested;
+      const pids = await clonePids(url);
+      expect(pids.length).toBeGreaterThanOrEqual(2);
+      controller.abort(new Error('interrupted'));
+      expect(await settled).toMatchObject({ name: 'AbortError' });
+      // git itself is reaped by the time the fetch settles; its helper, reparented, by init soon after.
+      await waitFor(() => !pids.some(processExists));
+      expect(pids.filter(processExists)).toEqual([]);
+      expect(readdirSync(tempRoot)).toEqual([]);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -1,20 +1,24 @@
 // Git repositories: a shallow clone with the system git, so the user's own credential helpers, SSH keys and
 // url rewrites apply (private repositories work), while nothing from the repository can run.
 
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { DEFAULT_ARCHIVE_LIMITS } from '../archive.js';
 import type { ScanTarget, Workspace } from '../model.js';
 import { TargetError } from './errors.js';
 import type { GitNetworkPolicy, SourceOptions } from './options.js';
+import { GroupRunError, runInProcessGroup } from './process-groups.js';
 import { removeTempDir, withTempDir } from './temp.js';
 
 const CLONE_TIMEOUT_MS = 5 * 60_000;
 
-interface GitResult {
-  stdout: string;
-  stderr: string;
-}
+/**
+ * A transfer slower than this many bytes per second for this many seconds is abandoned by git itself (a server that
+ * trickles or stalls), long before the clone's overall time limit; the user's own GIT_HTTP_LOW_SPEED_* win.
+ */
+const LOW_SPEED_LIMIT_BYTES = '1000';
+const LOW_SPEED_TIME_SECONDS = '60';
+/** ssh's own connect and keep-alive timeouts, for daemons that allow ssh: an unanswered connect fails in 30 s. */
+const SSH_COMMAND = 'ssh -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15 -o ServerAliveCountMax=4';
 
 class GitFailure extends Error {
   constructor(readonly stderr: string, message: string) {
@@ -22,33 +26,39 @@ class GitFailure extends Error {
   }
 }
 
-function runGit(args: string[], options: { cwd?: string; signal?: AbortSignal; git?: GitNetworkPolicy }): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      args,
-      {
-        cwd: options.cwd,
-        signal: options.signal,
-        timeout: CLONE_TIMEOUT_MS,
-        maxBuffer: 16 * 1024 * 1024,
-        env: {
-          ...process.env,
-          // Fail instead of waiting for a password nobody will type; skip LFS downloads (we read source, not assets).
-          GIT_TERMINAL_PROMPT: '0',
-          GIT_LFS_SKIP_SMUDGE: '1',
-          GCM_INTERACTIVE: 'never',
-          ...(options.git ? { GIT_ALLOW_PROTOCOL: options.git.protocols.join(':') } : {}),
-        },
-      },
-      (error, stdout, stderr) => {
-        if (error) {
-          if (error.name === 'AbortError') reject(error);
-          else reject(new GitFailure(stderr, error.message));
-        } else resolve({ stdout, stderr });
-      },
-    );
-  });
+function gitEnv(policy: GitNetworkPolicy | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    // Fail instead of waiting for a password nobody will type; skip LFS downloads (we read source, not assets).
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_LFS_SKIP_SMUDGE: '1',
+    GCM_INTERACTIVE: 'never',
+    GIT_HTTP_LOW_SPEED_LIMIT: process.env.GIT_HTTP_LOW_SPEED_LIMIT ?? LOW_SPEED_LIMIT_BYTES,
+    GIT_HTTP_LOW_SPEED_TIME: process.env.GIT_HTTP_LOW_SPEED_TIME ?? LOW_SPEED_TIME_SECONDS,
+  };
+  if (policy) {
+    env.GIT_ALLOW_PROTOCOL = policy.protocols.join(':');
+    // A service allowing ssh gets ssh's timeouts unless its operator chose an ssh command; the CLI keeps the user's
+    // core.sshCommand, which this variable would override.
+    if (policy.protocols.includes('ssh') && env.GIT_SSH_COMMAND === undefined && env.GIT_SSH === undefined) env.GIT_SSH_COMMAND = SSH_COMMAND;
+  }
+  return env;
+}
+
+/** git in its own process group: a timeout or an abort kills git and its helpers (git-remote-http, ssh) together. */
+async function runGit(args: string[], options: { cwd?: string; signal?: AbortSignal; git?: GitNetworkPolicy }): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await runInProcessGroup('git', args, {
+      cwd: options.cwd,
+      signal: options.signal,
+      timeoutMs: CLONE_TIMEOUT_MS,
+      maxBuffer: 16 * 1024 * 1024,
+      env: gitEnv(options.git),
+    });
+  } catch (error) {
+    if (error instanceof GroupRunError) throw new GitFailure(error.timedOut ? error.message : error.stderr, error.message);
+    throw error;
+  }
 }
 
 /**
