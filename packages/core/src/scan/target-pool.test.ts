@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ScanRun } from '../report/schema.js';
 import { scanInputs } from './engine.js';
 import type { ScanEvent } from './events.js';
+import { clonePids, processExists, startStallingGitServer, waitFor } from './sources/git-server-testing.js';
+import { killAllProcessGroupsSync } from './sources/process-groups.js';
 import { liveTempDirList } from './sources/temp.js';
 import { folderBytes, largestFirst } from './target-size.js';
 
@@ -96,6 +98,32 @@ describe('scanInputs on a pool of worker threads', () => {
     await expect(scan).rejects.toMatchObject({ name: 'AbortError' });
     expect(liveTempDirList()).toEqual([]);
     expect(await readdir(work)).toEqual([]);
+  });
+});
+
+describe('git clones on pool workers', () => {
+  it("are killed by the main thread's exit path (a second Ctrl-C), which the workers do not get to run", async () => {
+    const server = await startStallingGitServer();
+    const work = await mkdtemp(path.join(tmpdir(), 'svc-pool-test-'));
+    const controller = new AbortController();
+    try {
+      const urls = [`${server.url}/one.git`, `${server.url}/two.git`];
+      const scan = scanInputs(
+        urls.map((url) => `git+${url}`),
+        { clock, signal: controller.signal, source: { tempRoot: work }, workers: { url: workerUrl, size: 2 } },
+      ).catch((error: unknown) => error);
+      const pids = (await Promise.all(urls.map((url) => clonePids(url)))).flat();
+      expect(pids.length).toBeGreaterThanOrEqual(4);
+      killAllProcessGroupsSync();
+      await waitFor(() => !pids.some(processExists));
+      expect(pids.filter(processExists)).toEqual([]);
+      controller.abort(new DOMException('stopped by the test', 'AbortError'));
+      await scan;
+      expect(await readdir(work)).toEqual([]);
+    } finally {
+      await server.close();
+      await rm(work, { recursive: true, force: true });
+    }
   });
 });
 

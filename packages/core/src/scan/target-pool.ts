@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ScanReport, ScanTarget } from './model.js';
+import { killProcessGroup, noteWorkerGroup } from './sources/process-groups.js';
 import { createTempDir, removeTempDir } from './sources/temp.js';
 import type { ScanOptions } from './engine.js';
 import type { PoolRequest, PoolResponse } from './target-worker.js';
@@ -40,6 +41,17 @@ interface Job {
 interface Slot {
   worker: Worker;
   job?: Job & { id: number };
+  /** Process groups the worker runs (git): killed here when the worker is gone before it could. */
+  groups: Set<number>;
+}
+
+/** Kills the process groups a worker left (it was terminated or died before it could kill them itself). */
+function killGroupsOf(slot: Slot): void {
+  for (const pgid of slot.groups) {
+    killProcessGroup(pgid);
+    noteWorkerGroup({ pgid, state: 'exited' });
+  }
+  slot.groups.clear();
 }
 
 /** A worker that died under a job (heap cap, a crash): the job is redone on the calling thread. */
@@ -91,6 +103,7 @@ export class TargetPool {
     const slots = [...this.#slots];
     this.#slots.clear();
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    for (const slot of slots) killGroupsOf(slot);
     if (this.#tempRoot) await removeTempDir(await this.#tempRoot);
   }
 
@@ -132,9 +145,15 @@ export class TargetPool {
 
   #startWorker(): Slot {
     const worker = new Worker(this.#options.url, { resourceLimits: { maxOldGenerationSizeMb: this.#options.heapMb } });
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, groups: new Set() };
     this.#slots.add(slot);
     worker.on('message', (response: PoolResponse) => {
+      if (response.type === 'process') {
+        noteWorkerGroup(response.event);
+        if (response.event.state === 'started') slot.groups.add(response.event.pgid);
+        else slot.groups.delete(response.event.pgid);
+        return;
+      }
       const job = slot.job;
       if (!job || response.id !== job.id) return;
       switch (response.type) {
@@ -153,6 +172,7 @@ export class TargetPool {
     // A worker that dies (its heap cap reached, a native crash) takes only its own job with it: that job is redone on
     // the calling thread and a fresh worker takes the queue.
     const lost = () => {
+      killGroupsOf(slot);
       if (!this.#slots.delete(slot)) return;
       const job = slot.job;
       slot.job = undefined;

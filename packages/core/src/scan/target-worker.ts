@@ -7,6 +7,7 @@ import type { ScanEvent } from './events.js';
 import type { ScanMode, ScanReport, ScanTarget } from './model.js';
 import type { SuppressionOptions } from './suppressions.js';
 import type { SourceOptions } from './sources/options.js';
+import { watchProcessGroups, type ProcessGroupEvent } from './sources/process-groups.js';
 
 const PROGRESS_INTERVAL_MS = 50;
 
@@ -29,13 +30,16 @@ export type PoolResponse =
   | { type: 'event'; id: number; event: ScanEvent }
   | { type: 'report'; id: number; report: ScanReport }
   | { type: 'failed'; id: number; message: string }
-  | { type: 'aborted'; id: number };
+  | { type: 'aborted'; id: number }
+  /** A process group this worker's sources started or ended (git and its helpers), for the pool to kill if need be. */
+  | { type: 'process'; event: ProcessGroupEvent };
 
 /** Serves scan requests on this worker's parent port until the pool terminates the thread. */
 export function serveTargetScans(): void {
   const port = parentPort;
   if (!port) throw new Error('serveTargetScans runs in a worker thread started by the target pool');
   const running = new Map<number, AbortController>();
+  watchProcessGroups((event) => port.postMessage({ type: 'process', event } satisfies PoolResponse));
   // Loaded on first use rather than at module load, so the worker's start-up is the engine's, not engine.ts's cycle.
   const engine = import('./engine.js');
 

@@ -57,9 +57,22 @@ export async function killAllProcessGroups(): Promise<void> {
   await Promise.all(liveGroups.values());
 }
 
+/**
+ * Groups that other threads of this process run (the CLI's pool workers report theirs): a worker dies with the process
+ * on a second Ctrl-C without a chance to kill its groups, so this thread's exit path kills them too.
+ */
+const workerGroups = new Set<number>();
+
+/** Records a group a worker thread started or ended (its ProcessGroupEvent, passed on by the thread that owns it). */
+export function noteWorkerGroup(event: ProcessGroupEvent): void {
+  if (event.state === 'started') workerGroups.add(event.pgid);
+  else workerGroups.delete(event.pgid);
+}
+
 /** For exit paths where nothing asynchronous runs any more (a second Ctrl-C, a crash). */
 export function killAllProcessGroupsSync(): void {
   for (const pgid of liveGroups.keys()) killProcessGroup(pgid);
+  for (const pgid of workerGroups) killProcessGroup(pgid);
 }
 
 function emit(event: ProcessGroupEvent): void {
