@@ -352,6 +352,8 @@ async function measureUserRun(subjects, reps) {
       'bare parse': [path.join(benchDir, 'parse-floor.mjs'), list],
       'parse + materialise': [path.join(benchDir, 'parse-floor.mjs'), list, '--materialise'],
       'svc scan': [cli, 'scan', '--mode', 'fast', '--format', 'json', '--quiet', '--fail-on', 'critical', '--output', path.join(work, 'run.json'), ...targets],
+      // The same on one thread: what the worker pool buys, and the scan's own CPU without the workers' start-up.
+      'svc scan --jobs 1': [cli, 'scan', '--jobs', '1', '--mode', 'fast', '--format', 'json', '--quiet', '--fail-on', 'critical', '--output', path.join(work, 'run-1.json'), ...targets],
     };
     const samples = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
     for (let round = 0; round <= reps; round++) {

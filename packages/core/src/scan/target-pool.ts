@@ -61,6 +61,8 @@ export class TargetPool {
   readonly #options: Required<Pick<WorkerPoolOptions, 'size' | 'heapMb'>> & WorkerPoolOptions;
   readonly #scan: ScanOptions;
   readonly #runInProcess: (target: ScanTarget) => Promise<ScanReport>;
+  readonly #labelOf: (target: ScanTarget) => string;
+  readonly #onAbort = () => this.#abortAll();
   readonly #slots = new Set<Slot>();
   readonly #queue: Job[] = [];
   #nextId = 1;
@@ -79,10 +81,8 @@ export class TargetPool {
     this.#scan = scan;
     this.#runInProcess = runInProcess;
     this.#labelOf = labelOf;
-    scan.signal?.addEventListener('abort', () => this.#abortAll(), { once: true });
+    scan.signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
-
-  readonly #labelOf: (target: ScanTarget) => string;
 
   /** Scans one target on the first free worker; resolves to its report, rejects as scanTarget would. */
   async scan(target: ScanTarget): Promise<ScanReport> {
@@ -100,11 +100,13 @@ export class TargetPool {
 
   /** Stops every worker and removes whatever temp dirs they left. */
   async close(): Promise<void> {
+    this.#scan.signal?.removeEventListener('abort', this.#onAbort);
     const slots = [...this.#slots];
     this.#slots.clear();
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
     for (const slot of slots) killGroupsOf(slot);
-    if (this.#tempRoot) await removeTempDir(await this.#tempRoot);
+    const tempRoot = await this.#tempRoot?.catch(() => undefined);
+    if (tempRoot) await removeTempDir(tempRoot);
   }
 
   #dispatch(): void {
