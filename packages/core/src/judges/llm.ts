@@ -1,7 +1,6 @@
 // The optional LLM judge: asks any OpenAI-compatible chat-completions endpoint (a local Ollama, vLLM, a hosted API)
 // for a verdict. It joins the panel only when configured, never throws and never holds a scan up beyond its timeout.
 import { randomBytes } from 'node:crypto';
-import { request } from 'undici';
 import { z } from 'zod';
 import type { Finding } from '../scan/model.js';
 import { findTool, linesAround, matchFlow } from './finding-context.js';
@@ -82,6 +81,8 @@ async function ask(
   signal: AbortSignal | undefined,
 ): Promise<z.infer<typeof answerSchema>> {
   const timeout = AbortSignal.timeout(timeoutMs);
+  // Imported here: most scans never configure an LLM judge, and undici costs every thread that loads the engine ~120 ms.
+  const { request } = await import('undici');
   const response = await request(endpoint, {
     method: 'POST',
     headers: {

@@ -1,16 +1,22 @@
 // Reads a description sentence by sentence: its language, its mood (order, obligation, prohibition or statement),
 // whether it addresses the model, its verbs as lemmas and the entities it acts on. wink-nlp does the sentence and
 // part-of-speech work with its English model; tinyld names the language of sentences written in another one.
-import winkNLP from 'wink-nlp';
-import model from 'wink-eng-lite-web-model';
+import { createRequire } from 'node:module';
+import type winkNLP from 'wink-nlp';
 import { detectAll } from 'tinyld/light';
 import { maskEntities, entityIndex, type Entity } from './entities.js';
 import { sentences } from '../support/text-patterns.js';
 import { ACCESS_VERBS, CONSEQUENTIAL_VERBS, TRANSFER_VERBS } from './lexicon.js';
 
-// Built on first use: loading the English model costs every process that imports the engine about 60 ms, and most
+// Loaded on first use: importing the English model costs 70-300 ms in every thread that imports the engine, and most
 // never read a description (the CLI's other commands, a scan's coordinating thread while workers do the scanning).
+// Both packages are CommonJS, so a require keeps the tagger synchronous.
 let tagger: ReturnType<typeof winkNLP> | undefined;
+function loadTagger(): ReturnType<typeof winkNLP> {
+  const require = createRequire(import.meta.url);
+  const nlp = require('wink-nlp') as typeof winkNLP;
+  return nlp(require('wink-eng-lite-web-model') as Parameters<typeof winkNLP>[0], ['sbd', 'pos']);
+}
 
 export type Mood = 'imperative' | 'obligation' | 'prohibition' | 'statement';
 
@@ -85,7 +91,7 @@ function tokens(text: string): Token[] {
 }
 
 function tag(text: string): Token[] {
-  tagger ??= winkNLP(model, ['sbd', 'pos']);
+  tagger ??= loadTagger();
   const its = tagger.its;
   const doc = tagger.readDoc(lowerFirst(text));
   const words = doc.tokens().out(its.normal) as string[];

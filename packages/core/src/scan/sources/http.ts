@@ -5,17 +5,18 @@ import { createHash, type Hash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { TargetError } from './errors.js';
 
 let sharedDispatcher: Dispatcher | undefined;
 
-// undici drops Authorization when a redirect leaves the origin, so a registry token never reaches a CDN host.
-function dispatcher(): Dispatcher {
-  sharedDispatcher ??= new EnvHttpProxyAgent({ headersTimeout: 30_000, bodyTimeout: 60_000 }).compose(
-    interceptors.redirect({ maxRedirections: 5 }),
-  );
-  return sharedDispatcher;
+// undici is imported on the first request: a scan of folders never needs it, and loading it costs every thread that
+// imports the engine about 120 ms. It drops Authorization when a redirect leaves the origin, so a registry token never
+// reaches a CDN host.
+async function undici(): Promise<{ request: typeof import('undici').request; dispatcher: Dispatcher }> {
+  const { EnvHttpProxyAgent, interceptors, request } = await import('undici');
+  sharedDispatcher ??= new EnvHttpProxyAgent({ headersTimeout: 30_000, bodyTimeout: 60_000 }).compose(interceptors.redirect({ maxRedirections: 5 }));
+  return { request, dispatcher: sharedDispatcher };
 }
 
 export interface HttpRequest {
@@ -39,8 +40,9 @@ function unreachable(input: string, url: string, error: unknown): Error {
 /** One GET through the shared dispatcher; a network failure becomes a TargetError naming the host. */
 async function send(req: HttpRequest): Promise<Dispatcher.ResponseData> {
   try {
+    const { request, dispatcher } = await undici();
     return await request(req.url, {
-      dispatcher: dispatcher(),
+      dispatcher,
       headers: { 'user-agent': 'svc-scanner', ...req.headers },
       signal: req.signal,
     });
