@@ -5,6 +5,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { TargetError } from './errors.js';
 
@@ -13,7 +14,7 @@ let sharedDispatcher: Dispatcher | undefined;
 // undici is imported on the first request: a scan of folders never needs it, and loading it costs every thread that
 // imports the engine about 120 ms. It drops Authorization when a redirect leaves the origin, so a registry token never
 // reaches a CDN host.
-async function undici(): Promise<{ request: typeof import('undici').request; dispatcher: Dispatcher }> {
+async function undici(): Promise<{ request: typeof Undici.request; dispatcher: Dispatcher }> {
   const { EnvHttpProxyAgent, interceptors, request } = await import('undici');
   sharedDispatcher ??= new EnvHttpProxyAgent({ headersTimeout: 30_000, bodyTimeout: 60_000 }).compose(interceptors.redirect({ maxRedirections: 5 }));
   return { request, dispatcher: sharedDispatcher };
