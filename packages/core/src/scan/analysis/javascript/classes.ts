@@ -4,7 +4,7 @@
 // assignments, getters, and module singletons (`export const client = new Client()`). An instance of a library class
 // (`new k8s.Exec(kc)`) is kept by module and name, for the catalogue's instance sinks.
 import type { AstNode } from './ast.js';
-import { isFunction, memberName, offsetsOf, unwrap, walk, walkWithin } from './ast.js';
+import { isFunction, memberName, unwrap, walk, walkWithin } from './ast.js';
 import { moduleGroup, resolveCallee } from './callee.js';
 import type { ClassInfo } from './file-index.js';
 import { INSTANCE_COMMAND_SINKS, LIBRARY_FACTORIES } from '../catalog.js';
@@ -34,6 +34,8 @@ const FACTORY_METHODS = new Set(Object.values(LIBRARY_FACTORIES).flatMap((factor
 export class ClassModel {
   /** Per class: constructor parameter → instances passed there at `new X(…)` sites of the package. */
   private readonly argumentsSeen = new Map<ClassInfo, Map<number, Instance | undefined>>();
+  /** Offsets of every `new X(` / `new ns.X(` in each file, by class name: one pass over the texts for all classes. */
+  private newSites: Map<string, Map<FileContext, number[]>> | undefined;
 
   constructor(
     private readonly files: Map<string, FileContext>,
@@ -184,6 +186,25 @@ export class ClassModel {
    * The instance given for a constructor parameter at the package's `new X(…)` sites, when they agree: compiled code
    * keeps no types, so `new Service(new GitClient())` is what says what `this.git` holds.
    */
+  private newSitesOf(name: string): Map<FileContext, number[]> {
+    if (!this.newSites) {
+      const sites = new Map<string, Map<FileContext, number[]>>();
+      for (const file of this.files.values()) {
+        const text = file.index.parsed.text;
+        NEW_SITE.lastIndex = 0;
+        for (let match = NEW_SITE.exec(text); match !== null; match = NEW_SITE.exec(text)) {
+          const byFile = sites.get(match[1]!) ?? new Map<FileContext, number[]>();
+          sites.set(match[1]!, byFile);
+          const offsets = byFile.get(file) ?? [];
+          byFile.set(file, offsets);
+          offsets.push(match.index);
+        }
+      }
+      this.newSites = sites;
+    }
+    return this.newSites.get(name) ?? new Map();
+  }
+
   private passedAt(info: ClassInfo, position: number, depth: number): Instance | undefined {
     let seen = this.argumentsSeen.get(info);
     if (!seen) {
@@ -192,11 +213,8 @@ export class ClassModel {
     }
     if (seen.has(position)) return seen.get(position);
     seen.set(position, undefined);
-    const pattern = new RegExp(`new\\s+(?:[\\w$]+\\.)?${info.name.replace(/\$/g, '\\$')}\\s*\\(`, 'g');
     const found: Instance[] = [];
-    for (const file of this.files.values()) {
-      const offsets = offsetsOf(file.index.parsed.text, pattern);
-      if (offsets.length === 0) continue;
+    for (const [file, offsets] of this.newSitesOf(info.name)) {
       walkWithin(file.index.parsed.program, offsets, (node) => {
         if (node.type !== 'NewExpression') return true;
         const named = this.classNamed(node.callee, file);
@@ -212,6 +230,9 @@ export class ClassModel {
     return agreed;
   }
 }
+
+/** `new X(`, `new ns.X(`: the class name is the group. */
+const NEW_SITE = /new\s+(?:[\w$]+\.)?([\w$]+)\s*\(/g;
 
 function sameInstance(a: Instance, b: Instance): boolean {
   return a.kind === 'class' ? b.kind === 'class' && a.info === b.info : b.kind === 'library' && a.module === b.module && a.name === b.name;
