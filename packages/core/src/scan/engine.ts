@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { runPanel, defaultJudges, type Judge } from '../judges/panel.js';
 import { RULES } from '../rules/index.js';
+import { loadTagger } from '../rules/description/read.js';
 import type { FindingInput, Rule, RuleContext } from '../rules/create-rule.js';
 import { REPORT_SCHEMA_VERSION, type ScanRun, type TargetFailure } from '../report/schema.js';
 import { SVC_VERSION } from '../version.js';
@@ -237,6 +238,7 @@ export async function scanWorkspace(
   const rules = options.rules ?? RULES;
   const repoConfig = ownCode ? await readRepoConfig(workspace.root, new Set(RULES.map((rule) => rule.id))) : undefined;
 
+  loadTagger();
   const inventory = await time('inventory', () => inventoryWorkspace(workspace.root, undefined, options.signal));
   const problems: ParseProblem[] = [...inventory.problems];
   for (const problem of inventory.problems) emit({ type: 'problem', target: label, ...problem });
