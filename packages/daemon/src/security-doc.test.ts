@@ -13,6 +13,7 @@ import { DEFAULT_SCAN_TIMEOUT_SECONDS, MAX_SCAN_TIMEOUT_SECONDS, MAX_SCAN_WORKER
 import { DEFAULT_SCAN_HEAP_MB } from './jobs/pool.js';
 import { SMTP_TIMEOUT_MS } from './mail/smtp.js';
 import { MAX_STREAMS_PER_CLIENT } from './routes/scans.js';
+import { REFUSED_CREDENTIAL_LIMITS } from './middleware/refused-credentials.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const SECURITY = readFileSync(path.join(REPO, 'docs/security.md'), 'utf8');
@@ -33,6 +34,7 @@ const CONSTANTS: Record<string, unknown> = {
   LOGIN_CODE_TTL_MS,
   LOGIN_IP_LIMITS,
   VERIFY_IP_LIMITS,
+  REFUSED_CREDENTIAL_LIMITS,
   SESSION_LIFETIME_SECONDS,
   DEFAULT_SCAN_TIMEOUT_SECONDS,
   MAX_SCAN_TIMEOUT_SECONDS,
