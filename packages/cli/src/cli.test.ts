@@ -160,6 +160,9 @@ describe('svc (usage)', () => {
     expect(registry.stderr).toContain('http(s)');
     const unknown = await svc(['frobnicate']);
     expect(unknown.code).toBe(2);
+    const jobs = await svc(['scan', benign, '--jobs', '0']);
+    expect(jobs.code).toBe(2);
+    expect(jobs.stderr).toMatch(/option '-j, --jobs <n>' argument '0' is invalid\. not a whole number from 1 to 256/);
   });
 });
 
@@ -188,6 +191,22 @@ describe('svc scan', () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).toMatch(/^\S.*: (CRITICAL|HIGH|MEDIUM|LOW|INFO) [a-z0-9-]+ .+/);
     expect(never.stdout).not.toMatch(/■|score \d|targets? scanned/);
+  });
+
+  it('scans several targets on worker threads (--jobs) with the report of a one-at-a-time scan, in target order', async () => {
+    const targets = [vulnerable, benign, vulnerable];
+    const pooled = await svc(['scan', ...targets, '--jobs', '2', '--format', 'json', '--fail-on', 'never']);
+    const serial = await svc(['scan', ...targets, '--jobs', '1', '--format', 'json', '--fail-on', 'never']);
+    expect(pooled.code, pooled.stderr).toBe(0);
+    expect(serial.code, serial.stderr).toBe(0);
+    const reports = (stdout: string) =>
+      (JSON.parse(stdout) as { reports: Array<{ timings: unknown; startedAt: unknown }> }).reports.map(({ timings: _t, startedAt: _s, ...report }) => report);
+    expect(reports(pooled.stdout)).toEqual(reports(serial.stdout));
+    expect(reports(pooled.stdout).map((report) => (report as { target: { input: string } }).target.input)).toEqual(targets);
+    // Each target's progress still ends in its own `done` line.
+    expect(pooled.stderr.match(/\] done \d+ finding/g)).toHaveLength(3);
+    // No worker left a temp dir behind.
+    expect(await readdir(childTmp)).toEqual([]);
   });
 
   it('reports a missing directory on one stderr line, exits 2, and still reports the good target', async () => {
