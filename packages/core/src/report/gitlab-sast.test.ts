@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- these tests look for raw control characters on purpose */
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { Finding, ScanReport } from '../scan/model.js';

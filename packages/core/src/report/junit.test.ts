@@ -14,12 +14,21 @@ interface Case {
   'system-out'?: string;
 }
 
-function elements(node: Element): Element[] {
-  return Array.from(node.childNodes).filter((child): child is Element => child.nodeType === 1);
+/** The DOM node xmlbuilder2's parser gives, as much of it as these tests read (no DOM lib in this project). */
+interface XmlNode {
+  nodeType: number;
+  tagName: string;
+  textContent: string | null;
+  childNodes: Iterable<XmlNode>;
+  attributes: Iterable<{ name: string; value: string }>;
+}
+
+function elements(node: XmlNode): XmlNode[] {
+  return Array.from(node.childNodes).filter((child) => child.nodeType === 1);
 }
 
 /** An element as plain data: attributes as `@name`, text as `#`, children by tag (the DOM decodes every entity). */
-function plain(element: Element): Record<string, unknown> {
+function plain(element: XmlNode): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const attribute of Array.from(element.attributes)) out[`@${attribute.name}`] = attribute.value;
   if (elements(element).length === 0) out['#'] = element.textContent ?? '';
@@ -27,20 +36,25 @@ function plain(element: Element): Record<string, unknown> {
 }
 
 /** Parses the XML back with a real parser (malformed XML throws) into suites and their testcases. */
-function parse(xml: string): { root: Record<string, string>; suites: Array<Record<string, string> & { cases: Case[] }> } {
-  const root = create(xml).root().node as unknown as Element;
+type Suite = Record<string, string> & { cases: Case[] };
+const asSuite = (attributes: Record<string, unknown>, cases: Case[]): Suite => ({ ...attributes, cases }) as Suite;
+
+function parse(xml: string): { root: Record<string, string>; suites: Suite[] } {
+  const root = create(xml).root().node as unknown as XmlNode;
   expect(root.tagName).toBe('testsuites');
-  const suites = elements(root).map((suite) => ({
-    ...(plain(suite) as Record<string, string>),
-    cases: elements(suite)
-      .filter((child) => child.tagName === 'testcase')
-      .map((testcase) => {
-        const out = plain(testcase) as Record<string, unknown>;
-        delete out['#'];
-        for (const child of elements(testcase)) out[child.tagName] = child.tagName === 'system-out' ? child.textContent : plain(child);
-        return out as unknown as Case;
-      }),
-  }));
+  const suites = elements(root).map((suite) =>
+    asSuite(
+      plain(suite),
+      elements(suite)
+        .filter((child) => child.tagName === 'testcase')
+        .map((testcase) => {
+          const out = plain(testcase);
+          delete out['#'];
+          for (const child of elements(testcase)) out[child.tagName] = child.tagName === 'system-out' ? child.textContent : plain(child);
+          return out as unknown as Case;
+        }),
+    ),
+  );
   return { root: plain(root) as Record<string, string>, suites };
 }
 
