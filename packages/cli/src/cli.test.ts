@@ -113,11 +113,12 @@ describe('svc (usage)', () => {
   it('scan --help describes every option with its default and shows examples', async () => {
     const help = await svc(['scan', '--help']);
     expect(help.code).toBe(0);
-    for (const option of ['--format', '--output', '--mode', '--fail-on', '--discover', '--registry', '--index-url', '--no-color', '--quiet']) {
+    for (const option of ['--format', '--output', '--report', '--mode', '--fail-on', '--discover', '--registry', '--index-url', '--no-color', '--quiet']) {
       expect(help.stdout).toContain(option);
     }
-    expect(help.stdout).toMatch(/default: "text"\)/);
-    expect(help.stdout).toMatch(/default: "high"\)/);
+    // Commander wraps the help to the terminal's width, so a default may start a new line.
+    expect(help.stdout).toMatch(/default:\s+"text"\)/);
+    expect(help.stdout).toMatch(/default:\s+"high"\)/);
     expect(help.stdout).toContain('Exit codes:');
     expect(help.stdout).toContain('$ svc scan');
   });
@@ -299,6 +300,42 @@ describe('svc scan', () => {
     const sarif = JSON.parse(await readFile(out, 'utf8'));
     expect(sarif.version).toBe('2.1.0');
     expect(await readdir(join(work, 'out'))).toEqual(['report.sarif']);
+  });
+
+  it('--report writes more formats from the same scan beside the one on stdout; the exit code follows --fail-on', async () => {
+    const dir = join(work, 'multi');
+    await mkdir(dir, { recursive: true });
+    const result = await svc([
+      'scan', vulnerable, '--format', 'github', '--fail-on', 'high',
+      '--report', `sarif=${join(dir, 'svc.sarif')}`, '--report', `junit=${join(dir, 'junit.xml')}`,
+      '--report', `gitlab-sast=${join(dir, 'gl-sast.json')}`, '--report', `markdown=${join(dir, 'summary.md')}`,
+    ]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/^::error title=svc command-injection [^:]*,file=[^:]*index\.js,line=\d+/m);
+    expect(result.stderr).toMatch(/svc: wrote junit report to .*junit\.xml/);
+    expect((await readdir(dir)).sort()).toEqual(['gl-sast.json', 'junit.xml', 'summary.md', 'svc.sarif']);
+    const sarif = JSON.parse(await readFile(join(dir, 'svc.sarif'), 'utf8'));
+    const gitlab = JSON.parse(await readFile(join(dir, 'gl-sast.json'), 'utf8'));
+    // One scan: every format carries the same findings.
+    expect(gitlab.vulnerabilities.map((v: { identifiers: Array<{ value: string }> }) => v.identifiers[0]!.value).sort()).toEqual(
+      sarif.runs[0].results.map((r: { ruleId: string }) => r.ruleId).sort(),
+    );
+    expect(gitlab.scan).toMatchObject({ type: 'sast', status: 'success' });
+    expect(await readFile(join(dir, 'junit.xml'), 'utf8')).toMatch(/<failure message="critical: [^"]*" type="command-injection">/);
+    expect(await readFile(join(dir, 'summary.md'), 'utf8')).toMatch(/command-injection/);
+  });
+
+  it('--report refuses a bad format or a missing file, and two reports into one file, before scanning (exit 2)', async () => {
+    const badFormat = await svc(['scan', benign, '--report', 'xml=out.xml']);
+    expect(badFormat.code).toBe(2);
+    expect(badFormat.stderr).toMatch(/option '--report <format=file>' argument 'xml=out\.xml' is invalid\. expected <format>=<file> with a format of text, json, sarif/);
+    const noFile = await svc(['scan', benign, '--report', 'sarif=']);
+    expect(noFile.code).toBe(2);
+    expect(noFile.stderr).toMatch(/give the file to write the sarif report to/);
+    const twice = await svc(['scan', benign, '--output', 'same.json', '--report', 'sarif=./same.json']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/same\.json is given as the output of two reports/);
+    expect(twice.stderr).not.toMatch(/stage fetch/);
   });
 
   it('--output into a missing directory, or onto a directory, fails before scanning with exit 2', async () => {

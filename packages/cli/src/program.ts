@@ -1,4 +1,4 @@
-import { FAIL_ON_LEVELS, getRule, REPORT_FORMATS, SVC_VERSION } from '@svc/core';
+import { FAIL_ON_LEVELS, getRule, isReportFormat, REPORT_FORMATS, SVC_VERSION } from '@svc/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { rulesCommand, RULES_FORMATS } from './commands/rules.js';
 import type { RulesFormat } from './commands/rules.js';
@@ -9,7 +9,7 @@ import { remoteScan } from './commands/remote-scan.js';
 import { baselineCommand, type BaselineCommandOptions } from './commands/baseline.js';
 import { scanCommand } from './commands/scan.js';
 import { registerTeamCommands } from './commands/team.js';
-import type { ScanCommandOptions } from './commands/scan.js';
+import type { ReportFile, ScanCommandOptions } from './commands/scan.js';
 import { EXIT } from './exit-codes.js';
 import { runCommand } from './client/run.js';
 import type { CommandIo } from './terminal.js';
@@ -25,6 +25,19 @@ function ruleIds(value: string, previous: string[] | undefined): string[] {
   const unknown = ids.filter((id) => getRule(id) === undefined);
   if (unknown.length > 0) throw new InvalidArgumentError(`unknown rule ${unknown.join(', ')} (see \`svc rules\`).`);
   return [...(previous ?? []), ...ids];
+}
+
+/**
+ * `--report <format>=<file>`, repeatable: the shape Syft and Grype use for `-o format=file`. Each file gets the same
+ * scan in another format, so CI scans once for SARIF, a job summary and annotations.
+ */
+function reportFile(value: string, previous: ReportFile[] | undefined): ReportFile[] {
+  const at = value.indexOf('=');
+  const format = at < 0 ? value : value.slice(0, at);
+  const file = at < 0 ? '' : value.slice(at + 1);
+  if (!isReportFormat(format)) throw new InvalidArgumentError(`expected <format>=<file> with a format of ${REPORT_FORMATS.join(', ')}.`);
+  if (file === '') throw new InvalidArgumentError(`expected <format>=<file>: give the file to write the ${format} report to.`);
+  return [...(previous ?? []), { format, file }];
 }
 
 function isoDate(value: string): string {
@@ -70,6 +83,7 @@ Examples:
   $ svc scan npm:@modelcontextprotocol/server-filesystem --mode deep
   $ svc scan --discover
   $ svc scan . --format sarif --output svc.sarif --fail-on medium
+  $ svc scan . --format github --report sarif=svc.sarif --report junit=svc-junit.xml
   $ svc scan ./server --format json > report.json
   $ svc scan --remote npm:@modelcontextprotocol/server-everything
   $ SVC_API_KEY=svc_… svc scan --remote --server https://svc.example.com /srv/mcp/notes --format sarif
@@ -106,6 +120,9 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
     .argument('[targets...]', 'directories, package specs, git URLs, remote endpoints or MCP client config files')
     .addOption(new Option('-f, --format <format>', 'report format').choices(REPORT_FORMATS).default('text'))
     .option('-o, --output <file>', 'write the report to this file (atomically) instead of stdout')
+    .addOption(
+      new Option('--report <format=file>', 'also write the same scan in this format to this file, e.g. sarif=svc.sarif (repeatable)').argParser(reportFile),
+    )
     .addOption(
       new Option('-m, --mode <mode>', 'fast: the rules; deep: also cross-file dataflow, registry metadata and the judge panel')
         .choices(['fast', 'deep'])

@@ -1,7 +1,7 @@
-import type { ScanRun } from '@svc/core';
+import { meetsThreshold, type ScanRun } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from './exit-codes.js';
-import { exitCodeForRun, meetsThreshold } from './run-exit-code.js';
+import { exitCodeForRun } from './run-exit-code.js';
 import { finding, report } from './test/events.js';
 
 function run(findings: Parameters<typeof report>[1], errors: ScanRun['errors'] = []): ScanRun {

@@ -1,11 +1,6 @@
-import { SEVERITIES } from '@svc/core';
-import type { ScanRun, Severity } from '@svc/core';
+import { failsRun } from '@svc/core';
+import type { ScanRun } from '@svc/core';
 import { EXIT, type FailOn } from './exit-codes.js';
-
-export function meetsThreshold(severity: Severity, failOn: FailOn): boolean {
-  if (failOn === 'never') return false;
-  return SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(failOn);
-}
 
 /**
  * A failed or not-scanned target outranks findings: the run is incomplete, so "clean" or "only findings" would both
@@ -27,9 +22,8 @@ export function exitCodeForRun(run: ScanRun, { failOn, failOnPartial = false, fa
   );
   if (incomplete) return EXIT.error;
   // A repository's svc.config.json may set its own threshold; an explicit --fail-on wins over it.
-  const failing = run.reports.some((report) => {
-    const threshold = failOnExplicit ? failOn : (report.repoConfig?.failOn ?? failOn);
-    return report.findings.some((finding) => finding.consensus !== 'dismiss' && meetsThreshold(finding.severity, threshold));
-  });
+  const failing = run.reports.some((report) =>
+    report.findings.some((finding) => failsRun(report, finding, { failOn, failOnExplicit })),
+  );
   return failing ? EXIT.findings : EXIT.clean;
 }

@@ -23,7 +23,8 @@ export { OWASP_MCP_TOP_10, type OwaspMcpId } from './rules/owasp.js';
 export { runPanel, defaultJudges, type Judge, type JudgeContext, type PanelResult } from './judges/panel.js';
 export { REPORT_SCHEMA_VERSION, type ScanRun, type TargetFailure } from './report/schema.js';
 export { REPORT_SCHEMA_ID, reportJsonSchema, scanReportSchema, scanRunSchema } from './report/schema.js';
-export { coverageNote, describeWhere, scoreLabel, targetTitle, textTable, visible, visibleLine } from './report/common.js';
+export { coverageNote, describeWhere, failsRun, meetsThreshold, scoreLabel, targetTitle, textTable, visible, visibleLine } from './report/common.js';
+export type { FailPolicy } from './report/common.js';
 export {
   formatRun,
   isReportFormat,

@@ -1,6 +1,5 @@
-import { constants, existsSync } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { REPORT_SCHEMA_VERSION, scoreFindings, SVC_VERSION } from '@svc/core';
 import type { Finding, ScanEvent, ScanReport, ScanRun, Stage, TargetFailure, TargetKind } from '@svc/core';
 import { ApiError, type ApiClient } from '../client/api-client.js';
@@ -11,13 +10,13 @@ import { EXIT } from '../exit-codes.js';
 import type { CommandIo } from '../terminal.js';
 import type { Progress } from '../ui/progress.js';
 import { startProgress } from '../ui/progress.js';
-import { printRun } from './scan.js';
+import { checkReportFiles, printRun } from './scan.js';
 import type { ScanCommandOptions } from './scan.js';
 
 // `svc scan --remote`: the daemon scans, the terminal shows the same live view and prints the same reports and exit
 // codes as a local scan. The stream's events (docs/daemon.md "Scans") are translated into the engine's ScanEvents.
 
-export interface RemoteScanOptions extends Pick<ScanCommandOptions, 'format' | 'output' | 'mode' | 'failOn' | 'failOnPartial' | 'color' | 'quiet'> {
+export interface RemoteScanOptions extends Pick<ScanCommandOptions, 'format' | 'output' | 'report' | 'mode' | 'failOn' | 'failOnPartial' | 'color' | 'quiet'> {
   server?: string;
 }
 
@@ -69,13 +68,8 @@ export async function remoteScanCommand(
   credential: RemoteCredential,
 ): Promise<number> {
   if (targets.length === 0) throw new CliError('nothing to scan: give at least one target (--discover is local only)');
-  if (options.output !== undefined) {
-    try {
-      await access(dirname(resolve(options.output)), constants.W_OK);
-    } catch (error) {
-      throw new CliError(`cannot write report to ${options.output}: ${(error as Error).message}`);
-    }
-  }
+  const unwritable = await checkReportFiles(options);
+  if (unwritable !== undefined) throw new CliError(unwritable);
 
   const progress = await startProgress(targets.length, options, io);
   const run: ScanRun = { schemaVersion: REPORT_SCHEMA_VERSION, generator: { name: 'svc', version: SVC_VERSION }, reports: [], errors: [] };

@@ -11,9 +11,17 @@ import { wantsColor } from '../terminal.js';
 import { startProgress } from '../ui/progress.js';
 import { writeFileAtomic } from '../write-atomic.js';
 
+/** `--report <format>=<file>`: the same run rendered once more, in another format, to its own file. */
+export interface ReportFile {
+  format: ReportFormat;
+  file: string;
+}
+
 export interface ScanCommandOptions {
   format: ReportFormat;
   output?: string;
+  /** More reports of the same scan (repeatable `--report sarif=svc.sarif`), so CI scans once for every format. */
+  report?: ReportFile[];
   mode: ScanMode;
   failOn: FailOn;
   /** Partly scanned targets fail the run (exit 2), for CI gates that must not pass on code they did not see. */
@@ -64,15 +72,10 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     return EXIT.clean;
   }
 
-  // Fail before a long scan rather than after it when the report cannot be written.
-  if (options.output !== undefined) {
-    try {
-      if ((await stat(options.output).catch(() => undefined))?.isDirectory()) throw new Error('it is a directory; give a file name');
-      await access(dirname(resolve(options.output)), constants.W_OK);
-    } catch (error) {
-      io.stderr.write(`svc: cannot write report to ${options.output}: ${(error as Error).message}\n`);
-      return EXIT.error;
-    }
+  const unwritable = await checkReportFiles(options);
+  if (unwritable !== undefined) {
+    io.stderr.write(`svc: ${unwritable}\n`);
+    return EXIT.error;
   }
 
   let suppressions: SuppressionOptions;
@@ -122,6 +125,27 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
 }
 
 /**
+ * Every file the run will write (--output and each --report), checked before the scan so that a long scan does not
+ * end in "cannot write"; the message says which file and why, or undefined when all can be written.
+ */
+export async function checkReportFiles(options: Pick<ScanCommandOptions, 'output' | 'report'>): Promise<string | undefined> {
+  const files = [...(options.output !== undefined ? [options.output] : []), ...(options.report ?? []).map((entry) => entry.file)];
+  const seen = new Set<string>();
+  for (const file of files) {
+    const absolute = resolve(file);
+    if (seen.has(absolute)) return `${file} is given as the output of two reports; give each report its own file`;
+    seen.add(absolute);
+    try {
+      if ((await stat(file).catch(() => undefined))?.isDirectory()) throw new Error('it is a directory; give a file name');
+      await access(dirname(absolute), constants.W_OK);
+    } catch (error) {
+      return `cannot write report to ${file}: ${(error as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Several targets run on worker threads started from dist/scan-worker.js, built beside this bundle. From source
  * (vitest) there is no such file beside this module, and targets run one at a time on this thread; the built CLI's
  * tests (cli.test.ts) cover the pool.
@@ -140,7 +164,7 @@ export async function suppressionOptions(options: Pick<ScanCommandOptions, 'excl
   };
 }
 
-export type PrintOptions = Pick<ScanCommandOptions, 'format' | 'output' | 'failOn' | 'failOnPartial' | 'failOnExplicit' | 'color' | 'quiet'>;
+export type PrintOptions = Pick<ScanCommandOptions, 'format' | 'output' | 'report' | 'failOn' | 'failOnPartial' | 'failOnExplicit' | 'color' | 'quiet'>;
 
 /**
  * Prints a finished run: failures on stderr, the report on stdout or atomically to --output; resolves to the exit
@@ -156,19 +180,33 @@ export async function printRun(run: ScanRun, options: PrintOptions, io: CommandI
   }
 
   const color = options.format === 'text' && !toFile && wantsColor(io.stdout, options.color, io.env);
-  const report = findingsOnly ? findingLines(run) : formatRun(options.format, run, { color });
+  // JUnit marks failures by the exit code's own policy; GitLab's report needs the time the run ended.
+  const reporterOptions = { failOn: options.failOn, failOnExplicit: options.failOnExplicit, failOnPartial: options.failOnPartial, finishedAt: io.clock() };
+  const report = findingsOnly ? findingLines(run) : formatRun(options.format, run, { ...reporterOptions, color });
+  let written = true;
   if (toFile) {
-    try {
-      await writeFileAtomic(options.output!, report);
-    } catch (error) {
-      io.stderr.write(`svc: cannot write report to ${options.output}: ${(error as Error).message}\n`);
-      return EXIT.error;
-    }
-    if (!options.quiet) io.stderr.write(`svc: wrote ${options.format} report to ${options.output}: ${countLine(run)}\n`);
+    written = await writeReport(options.output!, options.format, report, io);
+    if (written && !options.quiet) io.stderr.write(`svc: wrote ${options.format} report to ${options.output}: ${countLine(run)}\n`);
   } else if (report !== '') {
     io.stdout.write(report.endsWith('\n') ? report : `${report}\n`);
   }
-  return exitCodeForRun(run, options);
+  for (const { format, file } of options.report ?? []) {
+    const extra = await writeReport(file, format, formatRun(format, run, { ...reporterOptions, color: false }), io);
+    if (extra && !options.quiet) io.stderr.write(`svc: wrote ${format} report to ${file}\n`);
+    written &&= extra;
+  }
+  // A report that could not be written is a failed run whatever the findings: CI would gate on a file that is not there.
+  return written ? exitCodeForRun(run, options) : EXIT.error;
+}
+
+async function writeReport(file: string, format: ReportFormat, report: string, io: CommandIo): Promise<boolean> {
+  try {
+    await writeFileAtomic(file, report);
+    return true;
+  } catch (error) {
+    io.stderr.write(`svc: cannot write ${format} report to ${file}: ${(error as Error).message}\n`);
+    return false;
+  }
 }
 
 /** `<target>: SEVERITY rule-id message at file:line`, one line per finding; '' when there is none. */

@@ -1,5 +1,5 @@
 // What every human-facing reporter needs: scanned text made safe to show, and where a finding points.
-import type { Capability, Finding, ScanReport, SourceLocation } from '../scan/model.js';
+import { SEVERITIES, type Capability, type FailOnLevel, type Finding, type ScanReport, type Severity, type SourceLocation } from '../scan/model.js';
 
 /**
  * Code points that are invisible, reorder text, or drive a terminal: C0/C1 controls (ESC starts ANSI sequences),
@@ -171,4 +171,31 @@ export function capabilitySummary(capabilities: readonly Capability[]): string {
       return shown.length > 0 ? `${kind} ${shown.join(', ')}${more}` : kind;
     })
     .join(' · ');
+}
+
+/** `--fail-on` and where it came from: reporters that mark failures (JUnit) use the rule the exit code uses. */
+export interface FailPolicy {
+  failOn?: FailOnLevel;
+  /** `--fail-on` was given on the command line: it then wins over a repository's svc.config.json `failOn`. */
+  failOnExplicit?: boolean;
+  /** `--fail-on-partial`: a partly scanned target fails the run. */
+  failOnPartial?: boolean;
+}
+
+/** The default of `svc scan --fail-on`. */
+export const DEFAULT_FAIL_ON: FailOnLevel = 'high';
+
+export function meetsThreshold(severity: Severity, failOn: FailOnLevel): boolean {
+  if (failOn === 'never') return false;
+  return SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(failOn);
+}
+
+/** The threshold one report is judged by: an explicit --fail-on, else the repository's svc.config.json, else the default. */
+export function reportFailOn(report: ScanReport, { failOn = DEFAULT_FAIL_ON, failOnExplicit = true }: FailPolicy): FailOnLevel {
+  return failOnExplicit ? failOn : (report.repoConfig?.failOn ?? failOn);
+}
+
+/** A finding that fails the run under the policy; findings the judge panel dismissed never do. */
+export function failsRun(report: ScanReport, finding: Finding, policy: FailPolicy): boolean {
+  return finding.consensus !== 'dismiss' && meetsThreshold(finding.severity, reportFailOn(report, policy));
 }

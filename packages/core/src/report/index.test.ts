@@ -4,7 +4,7 @@ import { sampleRun } from './sample-run.js';
 
 describe('REPORTERS', () => {
   it('offers exactly the documented formats', () => {
-    expect(REPORT_FORMATS).toEqual(['text', 'json', 'sarif', 'markdown', 'github']);
+    expect(REPORT_FORMATS).toEqual(['text', 'json', 'sarif', 'markdown', 'github', 'junit', 'gitlab-sast']);
     expect(isReportFormat('sarif')).toBe(true);
     expect(isReportFormat('toString')).toBe(false);
     expect(isReportFormat('xml')).toBe(false);
