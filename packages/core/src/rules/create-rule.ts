@@ -5,6 +5,7 @@ import type {
   FlowStep,
   Manifest,
   ModelText,
+  RemoteObservation,
   ScanMode,
   Severity,
   SourceFile,
@@ -47,6 +48,8 @@ export interface RuleContext {
   modelTexts: readonly ModelText[];
   flows: readonly TaintFlow[];
   facts: readonly CodeFact[];
+  /** A live remote endpoint's transport and access observations; absent for static scans. */
+  remote?: readonly RemoteObservation[];
   /** The scan's clock (ScanOptions.clock): rules that judge age use it, never the real date. Absent: no age judged. */
   now?: Date;
   report(finding: FindingInput): void;
