@@ -35,6 +35,11 @@ export interface RuleMeta {
    * facets (scan/facets.ts), counted and scored once.
    */
   rootCause?: 'http-exposure';
+  /**
+   * The rule judges a live remote endpoint (RuleContext.remote) and never sees files: its malicious and benign cases
+   * are real MCP servers in scan/remote/remote.test.ts and rules/remote-posture.test.ts, not fixture folders.
+   */
+  liveEndpoint?: true;
 }
 
 /** Everything a rule may look at. Read-only; rules report through `report`. */

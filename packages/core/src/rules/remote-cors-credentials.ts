@@ -13,6 +13,7 @@ export default createRule({
     cwe: ['CWE-942'],
     owasp: 'MCP07',
     modes: ['fast', 'deep'],
+    liveEndpoint: true,
     confidence: 0.8,
   },
   check(context) {

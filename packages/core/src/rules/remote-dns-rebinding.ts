@@ -13,6 +13,7 @@ export default createRule({
     cwe: ['CWE-346', 'CWE-350'],
     owasp: 'MCP07',
     modes: ['fast', 'deep'],
+    liveEndpoint: true,
     confidence: 0.85,
   },
   check(context) {

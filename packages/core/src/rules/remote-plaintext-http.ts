@@ -13,6 +13,7 @@ export default createRule({
     cwe: ['CWE-319'],
     owasp: 'MCP01',
     modes: ['fast', 'deep'],
+    liveEndpoint: true,
     confidence: 0.95,
   },
   check(context) {
