@@ -13,6 +13,7 @@ export type { LanguageAnalyzer, LanguageAnalysis, AnalyzeOptions } from './scan/
 export { parseTarget, expandTarget, fetchTarget, TargetError, type GitNetworkPolicy, type RemoteOptions, type SourceOptions } from './scan/target.js';
 export { isPublicAddress, isLoopbackHost } from './scan/sources/addresses.js';
 export { parseHeader } from './scan/remote/headers.js';
+export { DEFAULT_REMOTE_LIMITS, type RemoteLimits } from './scan/remote/fetch.js';
 export { isScannable, removeAllTempDirs, removeAllTempDirsSync } from './scan/target.js';
 export { discoverConfigs, type DiscoveredConfig } from './scan/discover.js';
 export { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './scan/archive.js';

@@ -34,6 +34,9 @@ import { decodeSignedCursor, encodeSignedCursor, pageQuery } from './cursor.js';
 
 const BODY_ERRORS = ['INVALID_FIELD', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR'] as const;
 
+/** The longest `bearer_token` a submission may carry (docs/security.md, Limits). */
+export const MAX_BEARER_TOKEN_CHARS = 8192;
+
 const submitBody = z
   .strictObject({
     input: z
@@ -54,7 +57,7 @@ const submitBody = z
       .string({ error: 'bearer_token must be a string' })
       .trim()
       .min(1, { error: 'bearer_token must not be empty' })
-      .max(8192, { error: 'bearer_token may have at most 8192 characters' })
+      .max(MAX_BEARER_TOKEN_CHARS, { error: `bearer_token may have at most ${MAX_BEARER_TOKEN_CHARS} characters` })
       .regex(/^[\x21-\x7e]+$/, { error: 'bearer_token must be printable ASCII without spaces' })
       .optional()
       .openapi({
