@@ -20,6 +20,8 @@ export interface RemoteListing {
   resourceTemplates: ResourceTemplate[];
   /** Listings that failed or were cut at the page limit: the scan is partial. */
   gaps: string[];
+  /** The server declares tools but `tools/list` failed: what it exposes is unknown, so the endpoint is not graded. */
+  toolsFailed: boolean;
 }
 
 /** Why the endpoint could not be listed, in words for the report; the transport's own errors are in `cause`. */
@@ -43,11 +45,13 @@ export async function listRemote(url: URL, headers: Record<string, string>, guar
   try {
     const capabilities = client.getServerCapabilities() ?? {};
     const gaps: string[] = [];
+    const tools = capabilities.tools ? await allPages('tools/list', (cursor) => client.listTools(cursor), (page) => page.tools, limits, gaps) : [];
+    const toolsFailed = gaps.some((gap) => gap.startsWith('tools/list failed'));
     const listing: RemoteListing = {
       transport,
       ...(client.getServerVersion() ? { server: { name: client.getServerVersion()!.name, version: client.getServerVersion()!.version } } : {}),
       ...(client.getInstructions() ? { instructions: client.getInstructions() } : {}),
-      tools: capabilities.tools ? await allPages('tools/list', (cursor) => client.listTools(cursor), (page) => page.tools, limits, gaps) : [],
+      tools,
       prompts: capabilities.prompts ? await allPages('prompts/list', (cursor) => client.listPrompts(cursor), (page) => page.prompts, limits, gaps) : [],
       resources: capabilities.resources
         ? await allPages('resources/list', (cursor) => client.listResources(cursor), (page) => page.resources, limits, gaps)
@@ -56,6 +60,7 @@ export async function listRemote(url: URL, headers: Record<string, string>, guar
         ? await allPages('resources/templates/list', (cursor) => client.listResourceTemplates(cursor), (page) => page.resourceTemplates, limits, gaps)
         : [],
       gaps,
+      toolsFailed,
     };
     return listing;
   } finally {

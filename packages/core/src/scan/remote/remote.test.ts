@@ -79,6 +79,7 @@ describe('live scans of remote MCP endpoints', () => {
       resources: [],
       resourceTemplates: [],
       gaps: [],
+      toolsFailed: false,
     });
     expect(extraTexts.map((text) => [text.field, text.text])).toEqual([
       ['inputSchema.properties.options.properties.path.description', 'deep text'],

@@ -105,9 +105,14 @@ export async function scanRemote(target: RemoteTarget, options: ScanOptions = {}
   for (const finding of findings) options.onEvent?.({ type: 'finding', target: label, finding });
 
   const scored = scoreFindings(findings);
-  const coverage: Coverage = listing
-    ? { status: listing.gaps.length > 0 || problems.length > 0 ? 'partial' : 'scanned', reasons: [...listing.gaps.map(redact), ...problems.map((problem) => problem.message)] }
-    : notScanned(refusal!);
+  const reasons = [...(listing?.gaps ?? []).map(redact), ...problems.map((problem) => problem.message)];
+  // Without its tool list the endpoint is not known well enough to grade, whatever else was listed.
+  const graded = listing !== undefined && !listing.toolsFailed;
+  const coverage: Coverage = !listing
+    ? notScanned(refusal!)
+    : !graded
+      ? { status: 'not-scanned', reasons }
+      : { status: reasons.length > 0 ? 'partial' : 'scanned', reasons };
   const report: ScanReport = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'svc', version: SVC_VERSION },
@@ -127,8 +132,8 @@ export async function scanRemote(target: RemoteTarget, options: ScanOptions = {}
     findings: sortFindings(findings),
     ...(dismissed ? { dismissed: sortFindings(dismissed) } : {}),
     // Nothing listed is nothing graded: a refused endpoint keeps its posture findings but gets no score.
-    score: listing ? scored.score : null,
-    grade: listing ? scored.grade : null,
+    score: graded ? scored.score : null,
+    grade: graded ? scored.grade : null,
     counts: scored.counts,
     problems,
     coverage,
