@@ -107,7 +107,8 @@ async function allPages<P extends Page, T>(
     try {
       result = await list(cursor === undefined ? undefined : { cursor });
     } catch (error) {
-      gaps.push(`${method} failed on page ${page + 1}: ${error instanceof Error ? error.message : String(error)}`);
+      const message = error instanceof Error ? error.message : String(error);
+      gaps.push(`${method} failed on page ${page + 1}: ${message.length > 300 ? `${message.slice(0, 300)}…` : message}`);
       return out;
     }
     out.push(...items(result));

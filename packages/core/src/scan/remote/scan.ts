@@ -158,10 +158,10 @@ function refusalReason(guard: GuardedFetch, credentials: boolean): string | unde
   return `the server requires authentication (HTTP ${refused.status}), so it was not scanned; pass a bearer token with --bearer-token-env NAME or --header "Authorization: Bearer …"`;
 }
 
+/** The reason a connection failed, cut short: the SDK's errors can quote whole response bodies of the server. */
 function connectError(error: unknown, guard: GuardedFetch): string {
-  if (error instanceof RemoteFetchError) return error.message;
-  if (guard.networkError && !guard.exchanges.length) return guard.networkError;
-  return error instanceof Error ? error.message : String(error);
+  const message = error instanceof RemoteFetchError ? error.message : guard.networkError && guard.exchanges.length === 0 ? guard.networkError : error instanceof Error ? error.message : String(error);
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
 }
 
 /** sha256 over the listed definitions (stable order), so two scans of an unchanged server hash the same. */
