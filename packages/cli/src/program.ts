@@ -68,7 +68,7 @@ Targets:
   pypi:name==version          a PyPI package
   github:owner/repo, git+https://host/repo.git
                               a git repository
-  https://host/mcp            a remote MCP endpoint (tools/list only; no tool is ever called)
+  https://host/mcp            a remote MCP endpoint, listed live (tools, prompts, resources; no tool is ever called)
   path/to/mcp.json            an MCP client config: every server in it is scanned
 
 Exit codes:
@@ -85,6 +85,7 @@ Examples:
   $ svc scan . --format sarif --output svc.sarif --fail-on medium
   $ svc scan . --format github --report sarif=svc.sarif --report junit=svc-junit.xml
   $ svc scan ./server --format json > report.json
+  $ MCP_TOKEN=… svc scan https://mcp.example.com/mcp --bearer-token-env MCP_TOKEN
   $ svc scan --remote npm:@modelcontextprotocol/server-everything
   $ SVC_API_KEY=svc_… svc scan --remote --server https://svc.example.com /srv/mcp/notes --format sarif
 `;
@@ -145,6 +146,10 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
       new Option('--index-url <url>', 'PyPI base URL serving /pypi/<name>/json (default: SVC_PYPI_INDEX, PIP_INDEX_URL, then https://pypi.org)').argParser(httpUrl),
     )
     .addOption(new Option('-j, --jobs <n>', 'targets scanned at once, each on its own thread (default: one per CPU core; 1: one at a time)').argParser(jobCount))
+    .addOption(
+      new Option('-H, --header <"Name: value">', 'request header for the remote endpoints named on the command line, as curl takes it (repeatable)').argParser(collect),
+    )
+    .option('--bearer-token-env <name>', 'send `Authorization: Bearer <value of this environment variable>` to the remote endpoints named on the command line')
     .option('--no-color', 'no colours in the progress view and the text report (also NO_COLOR=1)')
     .option('-q, --quiet', 'no progress and no summary line: only the report and failures')
     .addOption(remoteScanOptions()[0]!)
@@ -157,6 +162,9 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
           command.error('error: --exclude-rule, --exclude-path and --baseline apply to local scans; they cannot be combined with --remote', { exitCode: EXIT.error });
         }
         if (options.discover) command.error('error: --discover finds configs on this machine; it cannot be combined with --remote', { exitCode: EXIT.error });
+        if (options.header || options.bearerTokenEnv !== undefined) {
+          command.error('error: --header and --bearer-token-env apply to local scans of remote endpoints; they cannot be combined with --remote', { exitCode: EXIT.error });
+        }
         if (targets.length === 0) command.error('error: nothing to scan: give at least one target', { exitCode: EXIT.error });
         setExitCode(await runCommand(io, () => remoteScan(targets, options, io)));
         return;

@@ -19,6 +19,8 @@ export interface DaemonConfig {
   scanRoots: string[];
   /** SVC_GIT_PROTOCOLS, SVC_GIT_ALLOW_PRIVATE, SVC_GIT_HOSTS: where scans of git URLs may connect (jobs/git-destination.ts). */
   git: GitPolicy;
+  /** SVC_REMOTE_ALLOW_PRIVATE=1: scans of remote MCP endpoints may connect to loopback and private addresses. */
+  remoteAllowPrivate: boolean;
   /** SVC_SCAN_WORKERS: scans that run at once, each in its own worker thread. */
   scanWorkers: number;
   /** SVC_SCAN_TIMEOUT_SECONDS: a scan running longer is stopped and fails. */
@@ -108,10 +110,17 @@ export function loadConfig(
     trustedProxies,
     scanRoots: parseScanRoots(env['SVC_SCAN_ROOTS'], environment.platform),
     git: gitPolicy(env),
+    remoteAllowPrivate: parseRemoteAllowPrivate(env['SVC_REMOTE_ALLOW_PRIVATE']),
     scanWorkers: parseBoundedInteger(env['SVC_SCAN_WORKERS'], 'SVC_SCAN_WORKERS', defaultScanWorkers(environment.parallelism ?? availableParallelism()), MAX_SCAN_WORKERS),
     scanTimeoutSeconds: parseBoundedInteger(env['SVC_SCAN_TIMEOUT_SECONDS'], 'SVC_SCAN_TIMEOUT_SECONDS', DEFAULT_SCAN_TIMEOUT_SECONDS, MAX_SCAN_TIMEOUT_SECONDS),
     stripe: parseStripe(env, host, port),
   };
+}
+
+function parseRemoteAllowPrivate(value: string | undefined): boolean {
+  const flag = (value ?? '').trim();
+  if (flag !== '' && flag !== '0' && flag !== '1') throw new ConfigError(`SVC_REMOTE_ALLOW_PRIVATE must be 0 or 1, got "${flag}"`);
+  return flag === '1';
 }
 
 function gitPolicy(env: Record<string, string | undefined>): GitPolicy {

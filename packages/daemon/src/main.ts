@@ -46,7 +46,7 @@ function open(flags: ConfigFlags): Opened {
         }),
     scanRoots: config.scanRoots,
     git: config.git,
-    pool: { size: config.scanWorkers, timeoutMs: config.scanTimeoutSeconds * 1000 },
+    pool: { size: config.scanWorkers, timeoutMs: config.scanTimeoutSeconds * 1000, remoteAllowPrivate: config.remoteAllowPrivate },
   });
   return { config, db, services };
 }

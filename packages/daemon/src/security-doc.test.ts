@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_ARCHIVE_LIMITS, DEFAULT_KEY_EXPIRY_DAYS, MAX_ACTIVE_KEYS, MAX_ALLOWLIST_ENTRIES, MAX_KEY_EXPIRY_DAYS, REQUEST_LIMIT, SCAN_LIMITS } from '@svc/core';
+import { DEFAULT_ARCHIVE_LIMITS, DEFAULT_KEY_EXPIRY_DAYS, DEFAULT_REMOTE_LIMITS, MAX_ACTIVE_KEYS, MAX_ALLOWLIST_ENTRIES, MAX_KEY_EXPIRY_DAYS, REQUEST_LIMIT, SCAN_LIMITS } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from './app.js';
 import { LOGIN_CODE_LIMITS, LOGIN_CODE_MAX_ATTEMPTS, LOGIN_CODE_TTL_MS, LOGIN_IP_LIMITS, VERIFY_IP_LIMITS } from './auth/login-codes.js';
@@ -12,7 +12,7 @@ import { SESSION_LIFETIME_SECONDS } from './auth/session.js';
 import { DEFAULT_SCAN_TIMEOUT_SECONDS, MAX_SCAN_TIMEOUT_SECONDS, MAX_SCAN_WORKERS, MIN_JWT_SECRET_LENGTH } from './config.js';
 import { DEFAULT_SCAN_HEAP_MB } from './jobs/pool.js';
 import { SMTP_TIMEOUT_MS } from './mail/smtp.js';
-import { MAX_STREAMS_PER_CLIENT } from './routes/scans.js';
+import { MAX_BEARER_TOKEN_CHARS, MAX_STREAMS_PER_CLIENT } from './routes/scans.js';
 import { REFUSED_CREDENTIAL_LIMITS } from './middleware/refused-credentials.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -43,6 +43,8 @@ const CONSTANTS: Record<string, unknown> = {
   DEFAULT_SCAN_HEAP_MB,
   SMTP_TIMEOUT_MS,
   MAX_STREAMS_PER_CLIENT,
+  DEFAULT_REMOTE_LIMITS,
+  MAX_BEARER_TOKEN_CHARS,
 };
 
 /** `SCAN_LIMITS.free.deep.week` or `LOGIN_IP_LIMITS[1].limit` → the value in code. */

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { describeWhere, discoverConfigs, formatRun, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, targetTitle, visibleLine } from '@svc/core';
+import { describeWhere, discoverConfigs, formatRun, parseHeader, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, targetTitle, visibleLine } from '@svc/core';
 import type { ReportFormat, ScanMode, ScanOptions, ScanRun, SuppressionOptions } from '@svc/core';
 import { EXIT, type FailOn } from '../exit-codes.js';
 import { exitCodeForRun } from '../run-exit-code.js';
@@ -39,6 +39,10 @@ export interface ScanCommandOptions {
   quiet?: boolean;
   /** Targets scanned at once on worker threads; default one per core. */
   jobs?: number;
+  /** `-H "Name: value"` as given, for the remote endpoints named on the command line. */
+  header?: string[];
+  /** The environment variable holding a bearer token for those endpoints. */
+  bearerTokenEnv?: string;
 }
 
 /** How long an interrupted scan gets to wind down before its temp dirs are removed from under it. */
@@ -86,6 +90,14 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     return EXIT.error;
   }
 
+  let headers: Record<string, string>;
+  try {
+    headers = remoteHeaders(options, io.env);
+  } catch (error) {
+    io.stderr.write(`svc: ${visibleLine((error as Error).message)}\n`);
+    return EXIT.error;
+  }
+
   const progress = await startProgress(inputs.length, options, io);
   const scan = scanInputs(inputs, {
     mode: options.mode,
@@ -94,6 +106,8 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     source: {
       npmRegistry: options.registry,
       pypiIndex: options.indexUrl,
+      // A config's url servers expand `${env:VAR}` in their own headers from this environment.
+      remote: { headers, env: { ...io.env } },
     },
     clock: io.clock,
     suppressions,
@@ -156,6 +170,24 @@ function scanWorkers(jobs: number | undefined): Pick<ScanOptions, 'workers'> {
 }
 
 /** The command line's exclusions and baseline, as the engine takes them; a baseline that does not read is an error. */
+/**
+ * The headers for remote endpoints named on the command line: each `--header`, then `--bearer-token-env`'s token.
+ * Errors never repeat a value: a header given without its colon may still be a token.
+ */
+export function remoteHeaders(options: Pick<ScanCommandOptions, 'header' | 'bearerTokenEnv'>, env: NodeJS.ProcessEnv): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const text of options.header ?? []) {
+    const [name, value] = parseHeader(text);
+    headers[name] = value;
+  }
+  if (options.bearerTokenEnv !== undefined) {
+    const token = env[options.bearerTokenEnv]?.trim();
+    if (!token) throw new Error(`--bearer-token-env: the environment variable ${options.bearerTokenEnv} is not set or empty`);
+    headers['Authorization'] = `Bearer ${token}`;
+  }
+  return headers;
+}
+
 export async function suppressionOptions(options: Pick<ScanCommandOptions, 'excludeRule' | 'excludePath' | 'baseline'>): Promise<SuppressionOptions> {
   return {
     ...(options.excludeRule?.length ? { excludeRules: options.excludeRule } : {}),

@@ -109,7 +109,8 @@ export function checkoutPath(report: ScanReport, file: string): string {
 export function describeWhere(finding: Finding): string {
   const tool = finding.tool ? `${finding.tool.kind} ${finding.tool.name} › ${finding.tool.field}` : '';
   const at = finding.location;
-  const code = at ? `${at.file}:${at.line}${at.column ? `:${at.column}` : ''}` : '';
+  // A remote endpoint's definitions are located by URL (`https://host/mcp#tools/name`): a line number means nothing there.
+  const code = at ? (/^[a-z][a-z0-9+.-]*:\/\//i.test(at.file) ? at.file : `${at.file}:${at.line}${at.column ? `:${at.column}` : ''}`) : '';
   return tool && code ? `${tool} (${code})` : tool || code;
 }
 

@@ -5,6 +5,7 @@ import type {
   FlowStep,
   Manifest,
   ModelText,
+  RemoteObservation,
   ScanMode,
   Severity,
   SourceFile,
@@ -34,6 +35,11 @@ export interface RuleMeta {
    * facets (scan/facets.ts), counted and scored once.
    */
   rootCause?: 'http-exposure';
+  /**
+   * The rule judges a live remote endpoint (RuleContext.remote) and never sees files: its malicious and benign cases
+   * are real MCP servers in scan/remote/remote.test.ts and rules/remote-posture.test.ts, not fixture folders.
+   */
+  liveEndpoint?: true;
 }
 
 /** Everything a rule may look at. Read-only; rules report through `report`. */
@@ -47,6 +53,8 @@ export interface RuleContext {
   modelTexts: readonly ModelText[];
   flows: readonly TaintFlow[];
   facts: readonly CodeFact[];
+  /** A live remote endpoint's transport and access observations; absent for static scans. */
+  remote?: readonly RemoteObservation[];
   /** The scan's clock (ScanOptions.clock): rules that judge age use it, never the real date. Absent: no age judged. */
   now?: Date;
   report(finding: FindingInput): void;

@@ -35,6 +35,12 @@ import missingOriginValidation from './missing-origin-validation.js';
 import corsWildcard from './cors-wildcard.js';
 import suppressionWithoutReason from './suppression-without-reason.js';
 import resourceExhaustion from './resource-exhaustion.js';
+import remotePlaintextHttp from './remote-plaintext-http.js';
+import remoteNoAuth from './remote-no-auth.js';
+import remoteSessionIdInUrl from './remote-session-id-in-url.js';
+import remoteDnsRebinding from './remote-dns-rebinding.js';
+import remoteCorsCredentials from './remote-cors-credentials.js';
+import remoteTlsError from './remote-tls-error.js';
 
 export const RULES: readonly Rule[] = [
   toolPoisoningDirectives,
@@ -64,6 +70,12 @@ export const RULES: readonly Rule[] = [
   httpTransportExposed,
   missingOriginValidation,
   corsWildcard,
+  remotePlaintextHttp,
+  remoteNoAuth,
+  remoteSessionIdInUrl,
+  remoteDnsRebinding,
+  remoteCorsCredentials,
+  remoteTlsError,
   hardcodedSecret,
   installScriptExecution,
   obfuscatedModelText,

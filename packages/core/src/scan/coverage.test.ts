@@ -5,7 +5,6 @@ import { REPORT_SCHEMA_VERSION } from '../report/schema.js';
 import { assessCoverage } from './coverage.js';
 import { scanTarget, scanWorkspace } from './engine.js';
 import type { Manifest, ParseProblem, ScanReport } from './model.js';
-import { parseTarget } from './target.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../../../fixtures/${name}/`, import.meta.url));
 
@@ -44,10 +43,10 @@ describe('scan coverage', () => {
     expect(report.coverage).toEqual({ status: 'partial', reasons: [expect.stringMatching(/^1 file not parsed \(src\/search\.ts: /)] });
   });
 
-  it('reports a remote endpoint as not scanned, with no score or grade, and SARIF marks the execution failed', async () => {
-    const report = await scanTarget(parseTarget('http://127.0.0.1:9/mcp'));
+  it('reports a container image as not scanned, with no score or grade, and SARIF marks the execution failed', async () => {
+    const report = await scanTarget({ kind: 'remote', input: 'docker:mcp/server:1.2', url: 'docker:mcp/server:1.2' });
     expect(report.coverage.status).toBe('not-scanned');
-    expect(report.coverage.reasons[0]).toMatch(/^remote endpoint: /);
+    expect(report.coverage.reasons[0]).toMatch(/^container image mcp\/server:1\.2: /);
     expect(report.score).toBeNull();
     expect(report.grade).toBeNull();
     const sarif = toSarif({ schemaVersion: REPORT_SCHEMA_VERSION, generator: { name: 'svc', version: '0.1.0' }, reports: [report], errors: [] });

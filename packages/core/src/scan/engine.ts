@@ -4,7 +4,7 @@ import path from 'node:path';
 import { runPanel, defaultJudges, type Judge } from '../judges/panel.js';
 import { RULES } from '../rules/index.js';
 import { loadTagger } from '../rules/description/read.js';
-import type { FindingInput, Rule, RuleContext } from '../rules/create-rule.js';
+import type { Rule } from '../rules/create-rule.js';
 import { REPORT_SCHEMA_VERSION, type ScanRun, type TargetFailure } from '../report/schema.js';
 import { SVC_VERSION } from '../version.js';
 import { ANALYZERS } from './analysis/index.js';
@@ -31,7 +31,8 @@ import { withCodeContext } from './code-context.js';
 import { foldRootCauses } from './facets.js';
 import { launchedDependencies } from './launcher.js';
 import { scoreFindings } from './score.js';
-import { createYielder } from './yielder.js';
+import { isLiveEndpoint, scanRemote } from './remote/scan.js';
+import { runRules, sortFindings } from './run-rules.js';
 import { defaultPoolSize, TargetPool, type WorkerPoolOptions } from './target-pool.js';
 import { largestFirst } from './target-size.js';
 import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
@@ -191,9 +192,13 @@ function launchedTargets(target: ScanTarget, report: ScanReport, seen: Set<strin
   return targets;
 }
 
-/** Fetches one target, scans it and always disposes of its temp dir. Remote endpoints are reported, not scanned. */
+/**
+ * Fetches one target, scans it and always disposes of its temp dir. A remote endpoint is listed live
+ * (remote/scan.ts); container images and unresolvable commands are reported, not scanned.
+ */
 export async function scanTarget(target: ScanTarget, options: ScanOptions = {}): Promise<ScanReport> {
   const label = targetLabel(target);
+  if (target.kind === 'remote' && isLiveEndpoint(target)) return scanRemote(target, options);
   if (target.kind === 'remote') {
     const report = notScannedReport(target, options.mode ?? 'fast', options.clock?.() ?? new Date());
     options.onEvent?.({ type: 'done', target: label, report });
@@ -366,78 +371,10 @@ export async function scanWorkspace(
   return report;
 }
 
-type RuleInputs = Omit<RuleContext, 'report'>;
-
-async function runRules(rules: readonly Rule[], inputs: RuleInputs, problems: ParseProblem[], signal?: AbortSignal): Promise<Finding[]> {
-  const findings = new Map<string, Finding>();
-  const tick = createYielder(signal);
-  for (const rule of rules) {
-    if (!rule.meta.modes.includes(inputs.mode)) continue;
-    await tick();
-    const context: RuleContext = {
-      ...inputs,
-      report: (input) => {
-        const finding = toFinding(rule, input);
-        // The same problem reached twice (e.g. two flows into one sink) is one finding; keep the most severe.
-        const existing = findings.get(finding.id);
-        if (!existing || severityRank(finding.severity) < severityRank(existing.severity)) findings.set(finding.id, finding);
-      },
-    };
-    try {
-      rule.check(context);
-    } catch (error) {
-      // A rule bug must not sink the scan; it is reported like a file that did not parse.
-      problems.push({ file: '.', message: `rule ${rule.id} failed: ${describeError(error)}`, kind: 'failed' });
-    }
-  }
-  return [...findings.values()];
-}
-
-function toFinding(rule: Rule, input: FindingInput): Finding {
-  const where = input.location
-    ? `${input.location.file}:${input.location.line}`
-    : input.tool
-      ? `${input.tool.kind}:${input.tool.name}:${input.tool.field}`
-      : '';
-  const id = createHash('sha256')
-    .update(`${rule.id}\0${where}\0${input.key ?? input.evidence}`)
-    .digest('hex')
-    .slice(0, 16);
-  const finding: Finding = {
-    id,
-    ruleId: rule.id,
-    category: rule.meta.category,
-    severity: input.severity ?? rule.meta.severity,
-    confidence: input.confidence ?? rule.meta.confidence,
-    message: input.message,
-    evidence: input.evidence,
-  };
-  if (input.location) finding.location = input.location;
-  if (input.tool) finding.tool = input.tool;
-  if (input.flow && input.flow.length > 0) finding.flow = input.flow;
-  return finding;
-}
-
 /** Code facts found in minified bundles belong, most likely, to inlined third-party code: not reported. */
 function withoutBundledFacts(facts: readonly CodeFact[], files: readonly SourceFile[]): CodeFact[] {
   const bundles = new Set(files.filter((file) => file.role === 'bundle').map((file) => file.path));
   return bundles.size === 0 ? [...facts] : facts.filter((fact) => !bundles.has(fact.location.file));
-}
-
-const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'] as const;
-function severityRank(severity: Finding['severity']): number {
-  return SEVERITY_ORDER.indexOf(severity);
-}
-
-function sortFindings(findings: Finding[]): Finding[] {
-  return findings.sort(
-    (a, b) =>
-      severityRank(a.severity) - severityRank(b.severity) ||
-      a.ruleId.localeCompare(b.ruleId) ||
-      (a.location?.file ?? '').localeCompare(b.location?.file ?? '') ||
-      (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
-      a.id.localeCompare(b.id),
-  );
 }
 
 /**
@@ -451,7 +388,7 @@ function notScannedReport(target: Extract<ScanTarget, { kind: 'remote' }>, mode:
     ? `container image ${target.url.slice('docker:'.length)}: its code is not in a package svc can fetch, so it was not scanned`
     : target.url.startsWith('command:')
       ? `the server runs \`${target.url.slice('command:'.length)}\`, which does not name a package or folder svc can scan`
-      : 'remote endpoint: its code is not available to a static scan (live tools/list scanning is not available yet)';
+      : `${target.url} is not an http(s) endpoint svc can connect to`;
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'svc', version: SVC_VERSION },

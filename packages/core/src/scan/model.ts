@@ -61,7 +61,8 @@ export type ScanTarget =
   | { kind: 'npm'; input: string; name: string; spec: string; origin?: ConfigOrigin }
   | { kind: 'pypi'; input: string; name: string; version?: string; origin?: ConfigOrigin }
   | { kind: 'git'; input: string; url: string; ref?: string; origin?: ConfigOrigin }
-  | { kind: 'remote'; input: string; url: string; origin?: ConfigOrigin }
+  /** `headers`: a config's request headers as written (`${env:VAR}` unexpanded); never copied into a report. */
+  | { kind: 'remote'; input: string; url: string; origin?: ConfigOrigin; headers?: Record<string, string> }
   | { kind: 'config'; input: string; path: string };
 
 export type TargetKind = ScanTarget['kind'];
@@ -222,6 +223,16 @@ export interface ModelText {
   field: string;
   text: string;
   location: SourceLocation;
+}
+
+/**
+ * What connecting to a remote endpoint showed about its transport and access control (scan/remote/posture.ts); each
+ * kind has a rule of its own. `url` is the endpoint as reports show it (credentials removed), `detail` the evidence.
+ */
+export interface RemoteObservation {
+  kind: 'plaintext-http' | 'no-auth' | 'session-id-in-url' | 'foreign-origin-accepted' | 'cors-credentials-wildcard' | 'tls-error';
+  url: string;
+  detail: string;
 }
 
 // ─── Code facts from the language analyzers ─────────────────────────────────────────────────────

@@ -191,6 +191,6 @@ describe('fetchTarget', () => {
     const remote = parseTarget('https://mcp.example.com/mcp');
     expect(isScannable(remote)).toBe(false);
     expect(isScannable(gone)).toBe(true);
-    await expect(fetchTarget(remote)).rejects.toThrow(/remote endpoints are reported, not scanned yet/);
+    await expect(fetchTarget(remote)).rejects.toThrow(/a remote endpoint has no files: it is listed live/);
   });
 });

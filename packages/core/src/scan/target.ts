@@ -15,7 +15,7 @@ import { fetchPypi } from './sources/pypi.js';
 import { gitTarget, npmTarget, pypiTarget } from './sources/specs.js';
 
 export { TargetError } from './sources/errors.js';
-export type { GitNetworkPolicy, SourceOptions } from './sources/options.js';
+export type { GitNetworkPolicy, RemoteOptions, SourceOptions } from './sources/options.js';
 export { removeAllTempDirs, removeAllTempDirsSync } from './sources/temp.js';
 
 function expandHome(input: string): string {
@@ -76,7 +76,7 @@ export async function expandTarget(target: ScanTarget): Promise<ScanTarget[]> {
   return [target];
 }
 
-/** Whether fetchTarget can produce files for a target: remote endpoints are reported, not scanned. */
+/** Whether fetchTarget can produce files for a target: remote endpoints are listed live instead (remote/scan.ts). */
 export function isScannable(target: ScanTarget): boolean {
   return target.kind !== 'remote' && target.kind !== 'config';
 }
@@ -94,7 +94,7 @@ export async function fetchTarget(target: ScanTarget, options: SourceOptions = {
     case 'git':
       return fetchGit(target, options);
     case 'remote':
-      throw new TargetError(target.input, 'remote endpoints are reported, not scanned yet');
+      throw new TargetError(target.input, 'a remote endpoint has no files: it is listed live (scanTarget)');
     case 'config':
       throw new TargetError(target.input, 'a client config is expanded into its servers (expandTarget) before fetching');
   }

@@ -6,8 +6,7 @@
 
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-import type { GitNetworkPolicy } from '@svc/core';
+import { isPublicAddress, type GitNetworkPolicy } from '@svc/core';
 
 export interface GitPolicy {
   /** SVC_GIT_PROTOCOLS: the transports a clone may use; default `https` only (`ssh`, `git`, `http` when configured). */
@@ -65,14 +64,8 @@ function destinationOf(url: string): Destination | { problem: string } | undefin
   return { protocol, host, port: parsed.port ? Number(parsed.port) : (DEFAULT_PORTS[protocol] ?? 0) };
 }
 
-/** Public unicast only: loopback, private, link-local (cloud metadata included), unique-local, shared, multicast are not. */
-function isPublic(address: string): boolean {
-  try {
-    return ipaddr.process(address).range() === 'unicast';
-  } catch {
-    return false;
-  }
-}
+// Public unicast only; core's live scans of remote endpoints use the same check (scan/sources/addresses.ts).
+const isPublic = isPublicAddress;
 
 /**
  * The checks that need no network, for the submit route: the transport, a credential in the URL, a literal address

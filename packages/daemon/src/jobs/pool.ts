@@ -13,6 +13,8 @@ export interface ScanJob {
   scanId: string;
   input: string;
   mode: ScanMode;
+  /** The submission's bearer token for a remote endpoint: held in memory only, never in the database or logs. */
+  bearerToken?: string;
 }
 
 export interface ScanPoolOptions {
@@ -26,6 +28,8 @@ export interface ScanPoolOptions {
   scanRoots: readonly string[];
   /** Where scans of git URLs may connect; default https to public addresses only. */
   git?: GitPolicy;
+  /** SVC_REMOTE_ALLOW_PRIVATE: remote endpoint scans may connect to loopback and private addresses. */
+  remoteAllowPrivate?: boolean;
   /** Parent dir for each job's private temp dir (default os.tmpdir()). */
   tempRoot?: string;
   /** Passed to core's SourceOptions: npm registry, PyPI index, tarball cache dir. */
@@ -61,6 +65,7 @@ export interface WorkerInput {
   git: GitPolicy;
   tempDir: string;
   source: { npmRegistry?: string; pypiIndex?: string; cacheDir?: string };
+  remote: { allowPrivate: boolean; bearerToken?: string };
 }
 
 /**
@@ -253,6 +258,7 @@ export class ScanPool {
       git: this.#options.git ?? DEFAULT_GIT_POLICY,
       tempDir,
       source: { ...this.#options.source },
+      remote: { allowPrivate: this.#options.remoteAllowPrivate === true, ...(job.bearerToken ? { bearerToken: job.bearerToken } : {}) },
     };
     return new Promise((resolve) => {
       let worker: Worker;

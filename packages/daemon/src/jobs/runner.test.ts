@@ -111,18 +111,19 @@ describe('ScanRunner', () => {
     expect(runner.running).toBe(0);
   });
 
-  it('fails a scan in which no server could be scanned (a config of remote endpoints) with the reason, never a score', async () => {
+  it('fails a scan in which no server could be scanned (a config of a container image and a loopback endpoint) with the reasons, never a score', async () => {
     const root = path.join(dir, 'root');
     await mkdir(root, { recursive: true });
     const config = path.join(root, 'mcp.json');
-    await writeFile(config, JSON.stringify({ mcpServers: { hosted: { url: 'http://127.0.0.1:9/mcp' } } }));
+    await writeFile(config, JSON.stringify({ mcpServers: { image: { command: 'docker', args: ['run', '-i', 'mcp/server:1'] }, hosted: { url: 'http://127.0.0.1:9/mcp' } } }));
     const { scans, runner } = daemon(scanWorkerUrl(), [root]);
     const submitted = await scans.submit({ scan: newScan(config), buckets: [], now: TEST_CLOCK_START });
     await runner.start();
     await until(async () => (await scans.findById(submitted.scan!.id))?.status === 'failed');
     const failed = await scans.findById(submitted.scan!.id);
     expect(failed?.summary).toBeNull();
-    expect(failed?.error).toMatch(/not scanned: remote endpoint/);
+    expect(failed?.error).toMatch(/container image mcp\/server:1/);
+    expect(failed?.error).toMatch(/127\.0\.0\.1 is not a public address/);
     await runner.stop(0);
   });
 

@@ -34,6 +34,7 @@ export type StreamEventKind = 'progress' | 'finding' | 'completed' | 'failed' | 
  * ones). Handlers only insert and call `notify`; nothing here runs on a request's path.
  */
 export class ScanRunner {
+  private readonly credentials = new Map<string, string>();
   private readonly inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private stopping = false;
   private pumping = false;
@@ -51,6 +52,18 @@ export class ScanRunner {
   /** A scan was queued (or a slot came free): claim as many as there are free slots. */
   notify(): void {
     void this.pump();
+  }
+
+  /**
+   * Keeps a submission's bearer token in memory until its scan runs (the scan record never holds it). A scan that
+   * outlives the process (re-queued at a restart) runs without it, and reports the endpoint's refusal.
+   */
+  holdCredential(scanId: string, bearerToken: string): void {
+    this.credentials.set(scanId, bearerToken);
+  }
+
+  releaseCredential(scanId: string): void {
+    this.credentials.delete(scanId);
   }
 
   get running(): number {
@@ -122,8 +135,10 @@ export class ScanRunner {
       return stored;
     };
     const started = performance.now();
+    const bearerToken = this.credentials.get(scan.id);
+    this.credentials.delete(scan.id);
     const outcome = await executor.run(
-      { scanId: scan.id, input: scan.input, mode: scan.mode },
+      { scanId: scan.id, input: scan.input, mode: scan.mode, ...(bearerToken ? { bearerToken } : {}) },
       { signal, onEvent: (event) => void streamEvent(event, emit) },
     );
     await stored;

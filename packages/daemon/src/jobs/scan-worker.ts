@@ -109,7 +109,9 @@ async function main(): Promise<void> {
   const options: ScanOptions = {
     mode: job.mode,
     onEvent: throttle.emit,
-    source: { ...job.source, tempRoot: job.tempDir },
+    // Remote endpoints: private addresses only when the operator allows them; the submission's bearer token goes to
+    // the endpoint it named and nowhere else (a config's servers get none), and no `${env:…}` header is expanded.
+    source: { ...job.source, tempRoot: job.tempDir, remote: { allowPrivate: job.remote.allowPrivate } },
   };
   const run: ScanRun = {
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -139,6 +141,9 @@ async function main(): Promise<void> {
     }
     // Git URLs, a config's included: resolved, checked and pinned before git runs (git-destination.ts).
     let scanOptions = options;
+    if (allowed.target.kind === 'remote' && !allowed.target.origin && job.remote.bearerToken) {
+      scanOptions = { ...options, source: { ...options.source, remote: { allowPrivate: job.remote.allowPrivate, headers: { Authorization: `Bearer ${job.remote.bearerToken}` } } } };
+    }
     if (allowed.target.kind === 'git') {
       const destination = await checkGitDestination(allowed.target.url, job.git);
       if (!destination.ok) {

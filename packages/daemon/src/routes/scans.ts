@@ -34,6 +34,9 @@ import { decodeSignedCursor, encodeSignedCursor, pageQuery } from './cursor.js';
 
 const BODY_ERRORS = ['INVALID_FIELD', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR'] as const;
 
+/** The longest `bearer_token` a submission may carry (docs/security.md, Limits). */
+export const MAX_BEARER_TOKEN_CHARS = 8192;
+
 const submitBody = z
   .strictObject({
     input: z
@@ -50,6 +53,17 @@ const submitBody = z
       .enum(['public', 'private'], { error: 'visibility must be public or private' })
       .optional()
       .openapi({ description: 'Default: public for package specs, private for paths, git URLs and remote endpoints. Private needs a paid plan (402).' }),
+    bearer_token: z
+      .string({ error: 'bearer_token must be a string' })
+      .trim()
+      .min(1, { error: 'bearer_token must not be empty' })
+      .max(MAX_BEARER_TOKEN_CHARS, { error: `bearer_token may have at most ${MAX_BEARER_TOKEN_CHARS} characters` })
+      .regex(/^[\x21-\x7e]+$/, { error: 'bearer_token must be printable ASCII without spaces' })
+      .optional()
+      .openapi({
+        description:
+          'For a remote MCP endpoint input only: sent as `Authorization: Bearer <token>` to that endpoint. Kept in memory until the scan runs; never stored, logged or shown.',
+      }),
   })
   .openapi('ScanSubmission');
 
@@ -320,6 +334,9 @@ async function submitScan(
   // A git URL's transport and literal address are refused here; its host name is resolved and pinned in the worker.
   const gitProblem = checked.target.kind === 'git' ? gitUrlProblem(checked.target.url, git) : undefined;
   if (gitProblem !== undefined) throw invalidField('input', gitProblem);
+  if (body.bearer_token !== undefined && checked.target.kind !== 'remote') {
+    throw invalidField('bearer_token', 'bearer_token applies only to a remote MCP endpoint (an http(s) URL)');
+  }
   const visibility = body.visibility ?? defaultVisibility(checked.target);
 
   let tier: Tier = 'anonymous';
@@ -343,9 +360,12 @@ async function submitScan(
   );
   if (!plan.ok) throw new ServiceError(plan.refusal.code, plan.refusal.message);
 
-  const { decision, scan } = await scans.submit({
+  const id = randomUUID();
+  // Held before the record exists, so the runner never claims the scan without its token.
+  if (body.bearer_token !== undefined) runner.holdCredential(id, body.bearer_token);
+  const submitted = await scans.submit({
     scan: {
-      id: randomUUID(),
+      id,
       userId: caller.user?.id ?? null,
       orgId,
       keyId: caller.keyId ?? null,
@@ -356,7 +376,12 @@ async function submitScan(
     },
     buckets: plan.buckets,
     now,
+  }).catch((error: unknown) => {
+    runner.releaseCredential(id);
+    throw error;
   });
+  const { decision, scan } = submitted;
+  if (!decision.allowed) runner.releaseCredential(id);
   // The headers describe the tightest bucket the request touched, request counters included (DESIGN.md); on a 429
   // that is the full bucket.
   const headers = decision.allowed ? rateLimitHeaders({ allowed: true, tightest: tighterStanding(c.get('rateLimit') ?? null, decision.tightest) }) : rateLimitHeaders(decision);

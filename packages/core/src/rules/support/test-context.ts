@@ -1,6 +1,6 @@
 // Hand-built rule contexts for rule unit tests: the rule sees exactly what the engine would hand it, nothing is mocked.
 import type { FindingInput, Rule, RuleContext } from '../create-rule.js';
-import type { Manifest, PackageMetadata, ScanTarget, SourceFile, ToolDefinition, ToolParameter } from '../../scan/model.js';
+import type { Manifest, PackageMetadata, RemoteObservation, ScanTarget, SourceFile, ToolDefinition, ToolParameter } from '../../scan/model.js';
 import { modelTexts } from '../../scan/model-texts.js';
 
 export interface ContextInput {
@@ -9,6 +9,8 @@ export interface ContextInput {
   files?: Array<Pick<SourceFile, 'path' | 'text'> & Partial<SourceFile>>;
   manifests?: Manifest[];
   tools?: ToolDefinition[];
+  /** What a live scan observed about a remote endpoint. */
+  remote?: RemoteObservation[];
 }
 
 export function runRule(rule: Rule, input: ContextInput): FindingInput[] {
@@ -38,6 +40,7 @@ export function runRuleWith(rule: Rule, input: ContextInput, extra: { now?: Date
     flows: [],
     facts: [],
     ...(extra.now && { now: extra.now }),
+    ...(input.remote && { remote: input.remote }),
     report: (finding) => findings.push(finding),
   };
   rule.check(context);

@@ -45,6 +45,14 @@ describe('launch commands → targets', () => {
     expect(await target(entry)).toMatchObject(expected);
   });
 
+  it('keeps a url server\'s headers as written, for the scan to expand when it connects', async () => {
+    const headers = { Authorization: 'Bearer ${env:MCP_TOKEN}', 'X-Team': 'core', bad: 1 };
+    expect(await target({ url: 'https://example.com/mcp', headers })).toEqual(
+      expect.objectContaining({ kind: 'remote', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${env:MCP_TOKEN}', 'X-Team': 'core' } }),
+    );
+    expect(await target({ url: 'https://example.com/mcp' })).not.toHaveProperty('headers');
+  });
+
   it('resolves scripts to their project root, relative to cwd or the config folder', async () => {
     expect(await target({ command: 'node', args: ['--import', 'tsx', 'app/src/server/main.ts'] })).toMatchObject({ kind: 'directory', path: path.join(work, 'app') });
     expect(await target({ command: 'deno', args: ['run', '--allow-net', 'src/server/main.ts'], cwd: 'app' })).toMatchObject({ kind: 'directory', path: path.join(work, 'app') });

@@ -28,6 +28,8 @@ interface ServerEntry {
   url?: unknown;
   serverUrl?: unknown;
   httpUrl?: unknown;
+  /** Request headers for url servers (Claude Code, Cursor, VS Code), values possibly `${env:VAR}` / `${VAR}`. */
+  headers?: unknown;
   type?: unknown;
 }
 
@@ -215,7 +217,13 @@ export async function serverTarget(server: ConfiguredServer & { line?: number },
     ...(url ? { url } : {}),
     ...(envKeys.length > 0 ? { envKeys } : {}),
   };
-  if (url && !command) return { kind: 'remote', input: url, url, origin };
+  if (url && !command) {
+    // Headers stay as written (`${env:TOKEN}`): the scan expands them when it connects, and only where allowed.
+    const headers = isRecord(entry.headers)
+      ? Object.fromEntries(Object.entries(entry.headers).filter((pair): pair is [string, string] => typeof pair[1] === 'string'))
+      : {};
+    return { kind: 'remote', input: url, url, origin, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  }
   if (!command) return { kind: 'remote', input: `${server.name}: no command or url`, url: 'none:', origin };
   const cwd = optionalString(entry.cwd);
   const baseDir = cwd ? path.resolve(path.dirname(configPath), cwd) : path.dirname(configPath);

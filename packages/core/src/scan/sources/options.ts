@@ -1,4 +1,5 @@
 import type { ArchiveLimits } from '../archive.js';
+import type { RemoteLimits } from '../remote/fetch.js';
 
 /** How sources fetch: which registries, where temp dirs go, limits. Every field is optional. */
 export interface SourceOptions {
@@ -16,6 +17,19 @@ export interface SourceOptions {
   cwd?: string;
   /** What git may connect to; the CLI leaves it open (the user's own machine), the daemon restricts it. */
   git?: GitNetworkPolicy;
+  /** How live scans of remote MCP endpoints connect (scan/remote/). */
+  remote?: RemoteOptions;
+}
+
+/** Plain data, so it crosses into the scan worker threads. */
+export interface RemoteOptions {
+  /** Headers for endpoints named on the command line (`--header`, `--bearer-token-env`); never sent to a config's servers. */
+  headers?: Record<string, string>;
+  /** Where a config's `${env:VAR}` / `${VAR}` header references are read; without it (the daemon) they are refused. */
+  env?: Record<string, string | undefined>;
+  /** false (the daemon, unless SVC_REMOTE_ALLOW_PRIVATE=1): loopback, private and link-local addresses are refused. */
+  allowPrivate?: boolean;
+  limits?: Partial<RemoteLimits>;
 }
 
 /**
