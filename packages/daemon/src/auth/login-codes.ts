@@ -10,7 +10,7 @@ import {
   type ServiceError,
   type WindowKind,
 } from '@svc/core';
-import { clientBudgetKey } from '../middleware/client-ip.js';
+import { clientBuckets } from '../middleware/client-ip.js';
 
 /** A code lives 10 minutes and survives 5 wrong guesses: 5 in a million is the chance of guessing one. */
 export const LOGIN_CODE_TTL_MS = 10 * 60 * 1000;
@@ -82,17 +82,7 @@ export type SignInAction = 'login' | 'verify';
 
 /** The per-client-address buckets of a sign-in request (IPv6 clients by their /64, see clientBudgetKey). */
 export function signInIpBuckets(action: SignInAction, ip: string, now: Date): BucketRequest[] {
-  const subject = clientBudgetKey(ip);
-  const limits = action === 'login' ? LOGIN_IP_LIMITS : VERIFY_IP_LIMITS;
-  return limits.map(({ window, limit }) => ({
-    id: `${action}-ip:${encodeURIComponent(subject)}/${windowKey(window, now)}`,
-    limit,
-    window,
-    resetAt: windowReset(window, now),
-    quota: 'requests',
-    subject: 'ip',
-    tier: 'anonymous',
-  }));
+  return clientBuckets(`${action}-ip`, action === 'login' ? LOGIN_IP_LIMITS : VERIFY_IP_LIMITS, ip, now);
 }
 
 /**

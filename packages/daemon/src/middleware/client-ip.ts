@@ -1,4 +1,4 @@
-import { clientIp, slash24 } from '@svc/core';
+import { clientIp, slash24, windowKey, windowReset, type BucketRequest, type WindowKind } from '@svc/core';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.js';
@@ -25,4 +25,21 @@ export const resolveClientIp = createMiddleware<AppEnv>(async (c, next) => {
 export function clientBudgetKey(ip: string): string {
   const block = slash24(ip);
   return block?.endsWith('/64') === true ? block : ip;
+}
+
+/**
+ * The quota buckets of a budget counted per client (see clientBudgetKey), one per window: `<name>:<client>/<window
+ * key>`. Sign-in requests and refused credentials are counted this way.
+ */
+export function clientBuckets(name: string, limits: readonly { window: WindowKind; limit: number }[], ip: string, now: Date): BucketRequest[] {
+  const subject = encodeURIComponent(clientBudgetKey(ip));
+  return limits.map(({ window, limit }) => ({
+    id: `${name}:${subject}/${windowKey(window, now)}`,
+    limit,
+    window,
+    resetAt: windowReset(window, now),
+    quota: 'requests',
+    subject: 'ip',
+    tier: 'anonymous',
+  }));
 }

@@ -1,7 +1,7 @@
-import { decideQuota, rateLimited, ServiceError, windowKey, windowReset, type Blocked, type BucketRequest, type WindowKind } from '@svc/core';
+import { decideQuota, rateLimited, ServiceError, type Blocked, type BucketRequest, type WindowKind } from '@svc/core';
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.js';
-import { clientBudgetKey } from './client-ip.js';
+import { clientBuckets } from './client-ip.js';
 
 /**
  * Credentials refused before one is identified (a malformed or unknown API key, a forged or expired session token),
@@ -16,16 +16,7 @@ export const REFUSED_CREDENTIAL_LIMITS = [
 ] as const satisfies readonly { window: WindowKind; limit: number }[];
 
 function refusedBuckets(c: Context<AppEnv>, now: Date): BucketRequest[] {
-  const subject = encodeURIComponent(clientBudgetKey(c.get('clientIp')));
-  return REFUSED_CREDENTIAL_LIMITS.map(({ window, limit }) => ({
-    id: `refused-credential:${subject}/${windowKey(window, now)}`,
-    limit,
-    window,
-    resetAt: windowReset(window, now),
-    quota: 'requests',
-    subject: 'ip',
-    tier: 'anonymous',
-  }));
+  return clientBuckets('refused-credential', REFUSED_CREDENTIAL_LIMITS, c.get('clientIp'), now);
 }
 
 function spent(blocked: Blocked): ServiceError {
