@@ -76,10 +76,14 @@ describe('scanInputs on a pool of worker threads', () => {
   });
 
   it('scans a target again on the calling thread when its worker dies (here: a heap cap no engine fits in)', async () => {
-    const run = await scanInputs(targets.slice(0, 2), { clock, source: { tempRoot: work }, workers: { url: workerUrl, size: 2, heapMb: 1 } });
+    const run = await scanInputs(targets.slice(0, 2), { clock, source: { tempRoot: work }, workers: { url: workerUrl, size: 2, heapMb: 16 } });
     const serial = await scanInputs(targets.slice(0, 2), { clock, source: { tempRoot: work } });
     expect(comparable(run)).toEqual(comparable(serial));
     expect(run.errors).toEqual([]);
+  });
+
+  it('refuses a heap cap too small for a thread to start (on Node 22 and 24 that would abort the process)', async () => {
+    await expect(scanInputs(targets.slice(0, 2), { clock, workers: { url: workerUrl, size: 2, heapMb: 4 } })).rejects.toThrow(/at least 16 MiB/);
   });
 
   it('stops every worker on abort and leaves no temp dir behind', async () => {

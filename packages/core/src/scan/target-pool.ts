@@ -27,6 +27,8 @@ export interface WorkerPoolOptions {
  */
 export const DEFAULT_WORKER_HEAP_MB = 256;
 
+const MIN_WORKER_HEAP_MB = 16;
+
 export function defaultPoolSize(): number {
   return availableParallelism();
 }
@@ -77,7 +79,11 @@ export class TargetPool {
   ) {
     const size = options.size ?? defaultPoolSize();
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`worker pool size must be an integer >= 1, got ${size}`);
-    this.#options = { ...options, size, heapMb: options.heapMb ?? DEFAULT_WORKER_HEAP_MB };
+    const heapMb = options.heapMb ?? DEFAULT_WORKER_HEAP_MB;
+    // Below a few MiB V8 cannot even set up the thread's heap, and on Node 22 and 24 that failure aborts the whole
+    // process instead of ending the worker with ERR_WORKER_OUT_OF_MEMORY.
+    if (!(heapMb >= MIN_WORKER_HEAP_MB)) throw new RangeError(`worker heap cap must be at least ${MIN_WORKER_HEAP_MB} MiB, got ${heapMb}`);
+    this.#options = { ...options, size, heapMb };
     this.#scan = scan;
     this.#runInProcess = runInProcess;
     this.#labelOf = labelOf;
