@@ -3,12 +3,13 @@ import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describeWhere, discoverConfigs, formatRun, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, targetTitle, visibleLine } from '@svc/core';
-import type { ReportFormat, ScanMode, ScanOptions, ScanRun, SuppressionOptions } from '@svc/core';
+import type { Lockfile, ReportFormat, ScanMode, ScanOptions, ScanRun, SuppressionOptions } from '@svc/core';
 import { EXIT, type FailOn } from '../exit-codes.js';
 import { exitCodeForRun } from '../run-exit-code.js';
 import type { CommandIo } from '../terminal.js';
 import { wantsColor } from '../terminal.js';
 import { startProgress } from '../ui/progress.js';
+import { scanLockfile } from './pin.js';
 import { writeFileAtomic } from '../write-atomic.js';
 
 export interface ScanCommandOptions {
@@ -31,6 +32,8 @@ export interface ScanCommandOptions {
   quiet?: boolean;
   /** Targets scanned at once on worker threads; default one per core. */
   jobs?: number;
+  /** The mcp.lock to compare with (`--lockfile`), none (`--no-lockfile`: false), or ./mcp.lock when present. */
+  lockfile?: string | false;
 }
 
 /** How long an interrupted scan gets to wind down before its temp dirs are removed from under it. */
@@ -76,8 +79,10 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
   }
 
   let suppressions: SuppressionOptions;
+  let lock: Lockfile | undefined;
   try {
     suppressions = await suppressionOptions(options);
+    lock = await scanLockfile(options.lockfile);
   } catch (error) {
     io.stderr.write(`svc: ${visibleLine((error as Error).message)}\n`);
     return EXIT.error;
@@ -94,6 +99,7 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     },
     clock: io.clock,
     suppressions,
+    ...(lock ? { lock } : {}),
     ...scanWorkers(options.jobs),
   });
   const aborted = new Promise<'aborted'>((resolveAbort) => {

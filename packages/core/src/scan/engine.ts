@@ -32,6 +32,7 @@ import { launchedDependencies } from './launcher.js';
 import { scoreFindings } from './score.js';
 import { createYielder } from './yielder.js';
 import { defaultPoolSize, TargetPool, type WorkerPoolOptions } from './target-pool.js';
+import { lockEntryFor, type Lockfile } from './lockfile.js';
 import { largestFirst } from './target-size.js';
 import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
 
@@ -50,6 +51,8 @@ export interface ScanOptions {
   suppressions?: SuppressionOptions;
   /** Scan several targets at once on worker threads (scan/target-pool.ts); without it, one at a time on this thread. */
   workers?: WorkerPoolOptions;
+  /** A parsed mcp.lock (scan/lockfile.ts): a target it names is compared with what was pinned (rule tool-drift). */
+  lock?: Lockfile;
 }
 
 /**
@@ -287,6 +290,7 @@ export async function scanWorkspace(
       flows,
       facts,
       now: new Date(startedAt),
+      ...pinnedEntry(options.lock, workspace),
     }, problems, options.signal),
   );
 
@@ -414,6 +418,12 @@ function toFinding(rule: Rule, input: FindingInput): Finding {
   if (input.tool) finding.tool = input.tool;
   if (input.flow && input.flow.length > 0) finding.flow = input.flow;
   return finding;
+}
+
+function pinnedEntry(lock: Lockfile | undefined, workspace: Workspace): Pick<RuleContext, 'pinned'> {
+  const target = workspace.target;
+  const pinned = lock && lockEntryFor(lock, { kind: target.kind, input: target.input, name: workspace.name, ...('origin' in target ? { origin: target.origin } : {}) });
+  return pinned ? { pinned } : {};
 }
 
 /** Code facts found in minified bundles belong, most likely, to inlined third-party code: not reported. */
