@@ -84,7 +84,7 @@ describe('svc pin', () => {
     expect(pinned.stderr).toMatch(/svc: pinned notes \(.*index\.js\) \(notes-server@1\.0\.0\): 1 tool\n/);
     const lock = JSON.parse(await readFile(join(project, 'mcp.lock'), 'utf8'));
     expect(lock.lockfileVersion).toBe(1);
-    const [key] = Object.keys(lock.servers);
+    const key = Object.keys(lock.servers)[0]!;
     expect(key).toBe(`notes (${join(notes, 'index.js')})`);
     expect(lock.servers[key].items['tool:search_notes']).toMatchObject({ hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), definition: { description: ORIGINAL } });
 
