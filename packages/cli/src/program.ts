@@ -1,4 +1,5 @@
-import { FAIL_ON_LEVELS, getRule, isReportFormat, REPORT_FORMATS, SVC_VERSION } from '@svc/core';
+import { existsSync } from 'node:fs';
+import { FAIL_ON_LEVELS, getRule, isReportFormat, LOCKFILE_NAME, REPORT_FORMATS, SVC_VERSION } from '@svc/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { rulesCommand, RULES_FORMATS } from './commands/rules.js';
 import type { RulesFormat } from './commands/rules.js';
@@ -7,6 +8,7 @@ import { registerMeCommands } from './commands/me.js';
 import { registerAccountCommands, remoteScanOptions } from './commands/register-account.js';
 import { remoteScan } from './commands/remote-scan.js';
 import { baselineCommand, type BaselineCommandOptions } from './commands/baseline.js';
+import { pinCommand, type PinCommandOptions } from './commands/pin.js';
 import { scanCommand } from './commands/scan.js';
 import { registerTeamCommands } from './commands/team.js';
 import type { ReportFile, ScanCommandOptions } from './commands/scan.js';
@@ -61,6 +63,14 @@ function httpUrl(value: string): string {
   return value;
 }
 
+function registryOption(): Option {
+  return new Option('--registry <url>', 'npm registry for npm targets (default: npm_config_registry, .npmrc, then https://registry.npmjs.org)').argParser(httpUrl);
+}
+
+function indexUrlOption(): Option {
+  return new Option('--index-url <url>', 'PyPI base URL serving /pypi/<name>/json (default: SVC_PYPI_INDEX, PIP_INDEX_URL, then https://pypi.org)').argParser(httpUrl);
+}
+
 const SCAN_EXAMPLES = `
 Targets:
   ./path/to/server            a local directory
@@ -86,6 +96,7 @@ Examples:
   $ svc scan . --format github --report sarif=svc.sarif --report junit=svc-junit.xml
   $ svc scan ./server --format json > report.json
   $ MCP_TOKEN=… svc scan https://mcp.example.com/mcp --bearer-token-env MCP_TOKEN
+  $ svc pin && svc scan --discover       # report tool changes since the pin (mcp.lock)
   $ svc scan --remote npm:@modelcontextprotocol/server-everything
   $ SVC_API_KEY=svc_… svc scan --remote --server https://svc.example.com /srv/mcp/notes --format sarif
 `;
@@ -139,12 +150,10 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
     .addOption(new Option('--exclude-path <glob>', 'do not report findings in files matching this glob (repeatable)').argParser(collect))
     .option('--baseline <file>', 'suppress the findings listed in this baseline (written by `svc baseline`) until they expire')
     .option('--discover', 'also scan every MCP client config found on this machine')
-    .addOption(
-      new Option('--registry <url>', 'npm registry for npm targets (default: npm_config_registry, .npmrc, then https://registry.npmjs.org)').argParser(httpUrl),
-    )
-    .addOption(
-      new Option('--index-url <url>', 'PyPI base URL serving /pypi/<name>/json (default: SVC_PYPI_INDEX, PIP_INDEX_URL, then https://pypi.org)').argParser(httpUrl),
-    )
+    .option('--lockfile <file>', `report what changed since the servers were pinned in this lock (default: ./${LOCKFILE_NAME} when it exists)`)
+    .option('--no-lockfile', `do not compare with ./${LOCKFILE_NAME}`)
+    .addOption(registryOption())
+    .addOption(indexUrlOption())
     .addOption(new Option('-j, --jobs <n>', 'targets scanned at once, each on its own thread (default: one per CPU core; 1: one at a time)').argParser(jobCount))
     .addOption(
       new Option('-H, --header <"Name: value">', 'request header for the remote endpoints named on the command line, as curl takes it (repeatable)').argParser(collect),
@@ -165,6 +174,8 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
         if (options.header || options.bearerTokenEnv !== undefined) {
           command.error('error: --header and --bearer-token-env apply to local scans of remote endpoints; they cannot be combined with --remote', { exitCode: EXIT.error });
         }
+        if (typeof options.lockfile === 'string') command.error('error: --lockfile applies to local scans; it cannot be combined with --remote', { exitCode: EXIT.error });
+        if (options.lockfile === undefined && existsSync(LOCKFILE_NAME)) io.stderr.write(`svc: note: ./${LOCKFILE_NAME} is not compared on --remote scans\n`);
         if (targets.length === 0) command.error('error: nothing to scan: give at least one target', { exitCode: EXIT.error });
         setExitCode(await runCommand(io, () => remoteScan(targets, options, io)));
         return;
@@ -173,6 +184,23 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
         command.error('error: nothing to scan: give at least one target, or --discover', { exitCode: EXIT.error });
       }
       setExitCode(await scanCommand(targets, options, io));
+    });
+
+  program
+    .command('pin')
+    .description(`record what each MCP server shows the model in ${LOCKFILE_NAME}, so \`svc scan\` reports later changes (rug pulls)`)
+    .argument('[targets...]', 'what to pin, as for `svc scan` (default: the servers of the MCP client configs found on this machine)')
+    .option('--lockfile <file>', 'the lock file to write (atomically); servers pinned now replace their entries, the others stay', `./${LOCKFILE_NAME}`)
+    .option('--discover', 'with targets: also pin every MCP client config found on this machine')
+    .addOption(registryOption())
+    .addOption(indexUrlOption())
+    .option('-q, --quiet', 'only the summary line and failures')
+    .addHelpText(
+      'after',
+      `\nExit codes: 0 every server pinned; 2 a target could not be scanned (the others are still written), or the lock does not read.\n\nExamples:\n  $ svc pin                      # the servers of this machine's MCP client configs\n  $ svc pin ./my-server npm:@modelcontextprotocol/server-filesystem@2025.8.21\n  $ svc scan --discover          # reports tool-drift findings against ./${LOCKFILE_NAME}\n\nFormat and what counts as drift: docs/pinning.md\n`,
+    )
+    .action(async (targets: string[], options: PinCommandOptions) => {
+      setExitCode(await pinCommand(targets, options, io));
     });
 
   program

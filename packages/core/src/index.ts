@@ -19,6 +19,23 @@ export { killAllProcessGroups, killAllProcessGroupsSync, killProcessGroup, watch
 export { discoverConfigs, type DiscoveredConfig } from './scan/discover.js';
 export { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './scan/archive.js';
 export { modelTexts } from './scan/model-texts.js';
+export {
+  canonicalHash,
+  createLockfile,
+  formatLockfile,
+  LOCKFILE_NAME,
+  LOCKFILE_VERSION,
+  lockEntryFor,
+  LockfileError,
+  parseLockfile,
+  pinReport,
+  readLockfile,
+  serverKey,
+  type LockEntry,
+  type Lockfile,
+  type PinnedDefinition,
+} from './scan/lockfile.js';
+export { driftOf, definitionChanges, wordDiff, type Drift, type DriftChange } from './scan/drift.js';
 export { scoreFindings, gradeForScore, type ScoreResult } from './scan/score.js';
 export { RULES, getRule, ruleCatalog, type RuleCatalogEntry } from './rules/index.js';
 export { createRule, type Rule, type RuleMeta, type RuleContext, type FindingInput } from './rules/create-rule.js';

@@ -3,12 +3,13 @@ import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describeWhere, discoverConfigs, formatRun, parseHeader, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, targetTitle, visibleLine } from '@svc/core';
-import type { ReportFormat, ScanMode, ScanOptions, ScanRun, SuppressionOptions } from '@svc/core';
+import type { Lockfile, ReportFormat, ScanMode, ScanOptions, ScanRun, SuppressionOptions } from '@svc/core';
 import { EXIT, type FailOn } from '../exit-codes.js';
 import { exitCodeForRun } from '../run-exit-code.js';
 import type { CommandIo } from '../terminal.js';
 import { wantsColor } from '../terminal.js';
 import { startProgress } from '../ui/progress.js';
+import { scanLockfile } from './pin.js';
 import { writeFileAtomic } from '../write-atomic.js';
 
 /** `--report <format>=<file>`: the same run rendered once more, in another format, to its own file. */
@@ -43,6 +44,8 @@ export interface ScanCommandOptions {
   header?: string[];
   /** The environment variable holding a bearer token for those endpoints. */
   bearerTokenEnv?: string;
+  /** The mcp.lock to compare with (`--lockfile`), none (`--no-lockfile`: false), or ./mcp.lock when present. */
+  lockfile?: string | false;
 }
 
 /** How long an interrupted scan gets to wind down before its temp dirs are removed from under it. */
@@ -83,8 +86,10 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
   }
 
   let suppressions: SuppressionOptions;
+  let lock: Lockfile | undefined;
   try {
     suppressions = await suppressionOptions(options);
+    lock = await scanLockfile(options.lockfile);
   } catch (error) {
     io.stderr.write(`svc: ${visibleLine((error as Error).message)}\n`);
     return EXIT.error;
@@ -111,6 +116,7 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     },
     clock: io.clock,
     suppressions,
+    ...(lock ? { lock } : {}),
     ...scanWorkers(options.jobs),
   });
   const aborted = new Promise<'aborted'>((resolveAbort) => {

@@ -14,6 +14,7 @@ import type {
   ToolDefinition,
   Workspace,
 } from '../scan/model.js';
+import type { LockEntry } from '../scan/lockfile.js';
 import type { OwaspMcpId } from './owasp.js';
 
 export interface RuleMeta {
@@ -57,6 +58,8 @@ export interface RuleContext {
   remote?: readonly RemoteObservation[];
   /** The scan's clock (ScanOptions.clock): rules that judge age use it, never the real date. Absent: no age judged. */
   now?: Date;
+  /** What mcp.lock pinned for this server (scan/lockfile.ts), when the scan was given a lock that names it. */
+  pinned?: LockEntry;
   report(finding: FindingInput): void;
 }
 

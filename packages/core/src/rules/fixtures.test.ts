@@ -3,11 +3,12 @@
 //   fixtures/rules/<rule-id>/benign-*/     must produce no finding at medium or above, from any rule;
 //   fixtures/servers/poisoned-*/           must produce a high or critical finding;
 //   fixtures/servers/clean-*/              must produce no finding at medium or above.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { scanWorkspace } from '../scan/engine.js';
+import { parseLockfile, serverKey, type Lockfile } from '../scan/lockfile.js';
 import type { Finding, ScanMode, ScanReport, Workspace } from '../scan/model.js';
 import { RULES } from './index.js';
 
@@ -31,7 +32,21 @@ function workspaceOf(dir: string): Workspace {
 }
 
 async function scan(dir: string, mode: ScanMode = 'fast'): Promise<ScanReport> {
-  return scanWorkspace(workspaceOf(dir), { mode });
+  const lock = fixtureLock(dir);
+  return scanWorkspace(workspaceOf(dir), { mode, ...(lock ? { lock } : {}) });
+}
+
+/**
+ * A fixture's own mcp.lock (tool-drift), written by `svc pin . --lockfile mcp.lock` inside it: its one entry is keyed to
+ * the fixture wherever the test runs it from.
+ */
+function fixtureLock(dir: string): Lockfile | undefined {
+  const file = path.join(dir, 'mcp.lock');
+  if (!existsSync(file)) return undefined;
+  const lock = parseLockfile(readFileSync(file, 'utf8'), file);
+  const entries = Object.values(lock.servers);
+  if (entries.length !== 1) throw new Error(`${file}: a fixture's lock pins exactly one server`);
+  return { ...lock, servers: { [serverKey({ kind: 'directory', input: dir, name: path.basename(dir) })]: entries[0]! } };
 }
 
 const atLeastMedium = (finding: Finding) => ['critical', 'high', 'medium'].includes(finding.severity);

@@ -8,6 +8,7 @@ import hiddenUnicode from './hidden-unicode.js';
 import ansiEscapeSequences from './ansi-escape-sequences.js';
 import toolShadowing from './tool-shadowing.js';
 import toolDescriptionFromNetwork from './tool-description-from-network.js';
+import toolDrift from './tool-drift.js';
 import exfilMagicParameter from './exfil-magic-parameter.js';
 import hardcodedSecret from './hardcoded-secret.js';
 import installScriptExecution from './install-script-execution.js';
@@ -50,6 +51,7 @@ export const RULES: readonly Rule[] = [
   ansiEscapeSequences,
   toolShadowing,
   toolDescriptionFromNetwork,
+  toolDrift,
   exfilMagicParameter,
   commandInjection,
   argumentInjection,

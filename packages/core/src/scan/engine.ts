@@ -34,6 +34,7 @@ import { scoreFindings } from './score.js';
 import { isLiveEndpoint, scanRemote } from './remote/scan.js';
 import { runRules, sortFindings } from './run-rules.js';
 import { defaultPoolSize, TargetPool, type WorkerPoolOptions } from './target-pool.js';
+import { pinnedEntry, type Lockfile } from './lockfile.js';
 import { largestFirst } from './target-size.js';
 import { expandTarget, fetchTarget, parseTarget, TargetError, type SourceOptions } from './target.js';
 
@@ -52,6 +53,8 @@ export interface ScanOptions {
   suppressions?: SuppressionOptions;
   /** Scan several targets at once on worker threads (scan/target-pool.ts); without it, one at a time on this thread. */
   workers?: WorkerPoolOptions;
+  /** A parsed mcp.lock (scan/lockfile.ts): a target it names is compared with what was pinned (rule tool-drift). */
+  lock?: Lockfile;
 }
 
 /**
@@ -294,6 +297,7 @@ export async function scanWorkspace(
       flows,
       facts,
       now: new Date(startedAt),
+      ...pinnedEntry(options.lock, workspace),
     }, problems, options.signal),
   );
 
@@ -370,6 +374,7 @@ export async function scanWorkspace(
   emit({ type: 'done', target: label, report });
   return report;
 }
+
 
 /** Code facts found in minified bundles belong, most likely, to inlined third-party code: not reported. */
 function withoutBundledFacts(facts: readonly CodeFact[], files: readonly SourceFile[]): CodeFact[] {

@@ -136,7 +136,7 @@ export async function readRepoConfig(root: string, knownRules: ReadonlySet<strin
   return config;
 }
 
-function describeIssue(error: z.ZodError): string {
+export function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   return issue ? `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}` : 'invalid';
 }

@@ -146,6 +146,7 @@ export class TargetPool {
       mode: this.#scan.mode ?? 'fast',
       source: { ...source, tempRoot },
       ...(this.#scan.suppressions ? { suppressions: this.#scan.suppressions } : {}),
+      ...(this.#scan.lock ? { lock: this.#scan.lock } : {}),
       ...(this.#scan.clock ? { now: this.#scan.clock().toISOString() } : {}),
     };
     slot.worker.postMessage(request);

@@ -5,6 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { ScanEvent } from './events.js';
 import type { ScanMode, ScanReport, ScanTarget } from './model.js';
+import type { Lockfile } from './lockfile.js';
 import type { SuppressionOptions } from './suppressions.js';
 import type { SourceOptions } from './sources/options.js';
 import { watchProcessGroups, type ProcessGroupEvent } from './sources/process-groups.js';
@@ -21,6 +22,7 @@ export type PoolRequest =
       /** Functions do not cross threads: the source options without their signal, the clock as the time it read. */
       source: Omit<SourceOptions, 'signal'>;
       suppressions?: SuppressionOptions;
+      lock?: Lockfile;
       now?: string;
     }
   | { type: 'abort'; id: number };
@@ -50,7 +52,7 @@ export function serveTargetScans(): void {
     }
     const controller = new AbortController();
     running.set(request.id, controller);
-    const { id, target, mode, source, suppressions, now } = request;
+    const { id, target, mode, source, suppressions, lock, now } = request;
     let lastProgress = 0;
     void (async () => {
       let response: PoolResponse;
@@ -62,6 +64,7 @@ export function serveTargetScans(): void {
             signal: controller.signal,
             source,
             suppressions,
+            lock,
             ...(now ? { clock: () => new Date(now) } : {}),
             onEvent: (event) => {
               // The report travels once, as the outcome; the pool emits the `done` event itself.

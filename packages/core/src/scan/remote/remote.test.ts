@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { scanInputs, scanTarget } from '../engine.js';
 import type { ScanTarget } from '../model.js';
+import { createLockfile, pinReport, serverKey } from '../lockfile.js';
 import { parseTarget } from '../target.js';
 import { displayUrl, expandHeaders, parseHeader, redactor } from './headers.js';
 import { startTestServer, type TestServer } from './testing.js';
@@ -124,6 +125,23 @@ describe('live scans of remote MCP endpoints', () => {
     const guarded = await serve({ tools: CLEAN_TOOLS });
     const clean = await scanTarget(remote(guarded.url), { clock });
     expect(clean.findings.map((finding) => finding.ruleId)).not.toContain('remote-dns-rebinding');
+  });
+
+  it('compares a pinned endpoint with what it lists now: a changed description is tool-drift, high when it turned poisonous', async () => {
+    // The test server builds its tool list per request from these options, so changing them changes what it serves.
+    const options = { tools: [...CLEAN_TOOLS, { ...POISONED_TOOL, description: 'Adds two numbers.' }] };
+    const server = await serve(options);
+    const pinned = await scanTarget(remote(server.url), { clock });
+    const lock = createLockfile(new Map([[serverKey(pinned.target), pinReport(pinned, clock())]]));
+    const unchanged = await scanTarget(remote(server.url), { clock, lock });
+    expect(unchanged.findings.filter((finding) => finding.ruleId === 'tool-drift')).toEqual([]);
+    // The same endpoint now serves the poisoned description: a rug pull.
+    options.tools = [...CLEAN_TOOLS, POISONED_TOOL];
+    const report = await scanTarget(remote(server.url), { clock, lock });
+    const drift = report.findings.filter((finding) => finding.ruleId === 'tool-drift');
+    expect(drift).toHaveLength(1);
+    expect(drift[0]).toMatchObject({ severity: 'high', tool: { name: 'add' } });
+    expect(drift[0]!.evidence).toContain('{+');
   });
 
   it('falls back to the legacy SSE transport', async () => {

@@ -12,6 +12,7 @@ import { notScanned } from '../coverage.js';
 import { foldRootCauses } from '../facets.js';
 import type { Coverage, Finding, ParseProblem, RemoteObservation, ScanReport, ScanTarget, ToolDefinition } from '../model.js';
 import { modelTexts } from '../model-texts.js';
+import { pinnedEntry } from '../lockfile.js';
 import { runRules, sortFindings } from '../run-rules.js';
 import { scoreFindings } from '../score.js';
 import { TargetError } from '../sources/errors.js';
@@ -85,7 +86,7 @@ export async function scanRemote(target: RemoteTarget, options: ScanOptions = {}
   const workspace = { name: shown, target };
   let findings = await runRules(
     options.rules ?? RULES,
-    { mode, workspace, files: [], manifests: [], tools, modelTexts: [...modelTexts(tools), ...extraTexts], flows: [], facts: [], remote: observations, now: new Date(startedAt) },
+    { mode, workspace, files: [], manifests: [], tools, modelTexts: [...modelTexts(tools), ...extraTexts], flows: [], facts: [], remote: observations, now: new Date(startedAt), ...pinnedEntry(options.lock, workspace) },
     problems,
     options.signal,
   );
