@@ -236,7 +236,7 @@ describe('svc scan', () => {
     expect(remote.code).toBe(2);
     const sarif = JSON.parse(remote.stdout);
     expect(sarif.runs[0].invocations[0].executionSuccessful).toBe(false);
-    expect(sarif.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toMatch(/^svc not scanned: the server requires OAuth sign-in \(not supported yet\)/);
+    expect(sarif.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toMatch(/^svc not scanned: the server requires OAuth sign-in, so it was not scanned; the svc CLI signs in from a terminal/);
     expect(sarif.runs[0].properties.grade).toBeNull();
 
     const partialTarget = fileURLToPath(new URL('../../../fixtures/partial-scans/tools-from-yaml-ts', import.meta.url));
