@@ -109,7 +109,7 @@ describe('live scans of remote MCP endpoints', () => {
   it('says an OAuth server needs sign-in, also when a token was refused, so the CLI knows to sign in', async () => {
     const server = await serve({ tools: CLEAN_TOOLS, oauth: true });
     const report = await scanTarget(remote(server.url), { clock });
-    expect(report.coverage).toEqual({ status: 'not-scanned', reasons: [expect.stringMatching(/requires OAuth sign-in, so it was not scanned.*--oauth.*bearer token/)] });
+    expect(report.coverage).toEqual({ status: 'not-scanned', reasons: [expect.stringMatching(/requires OAuth sign-in, so it was not scanned.*--oauth.*bearer token.*bearer_token/)] });
     expect(report.grade).toBeNull();
     expect(requiresOAuthSignIn(report)).toBe(true);
 

@@ -167,7 +167,8 @@ function refusalReason(guard: GuardedFetch, credentials: boolean): string | unde
     return `the server refused the credentials given (HTTP ${refused.status})${oauth ? ` and ${OAUTH_REQUIRED}` : ''}, so it was not scanned`;
   }
   if (oauth) {
-    return `the server ${OAUTH_REQUIRED}, so it was not scanned; the svc CLI signs in from a terminal (svc scan URL --oauth), or pass a bearer token with --bearer-token-env NAME or --header "Authorization: Bearer …"`;
+    // Read by CLI users and by the daemon's API callers alike, so it names both ways in.
+    return `the server ${OAUTH_REQUIRED}, so it was not scanned; the svc CLI signs in from a terminal (svc scan URL --oauth), or give a bearer token (svc scan --bearer-token-env NAME, or the API's bearer_token)`;
   }
   return `the server requires authentication (HTTP ${refused.status}), so it was not scanned; pass a bearer token with --bearer-token-env NAME or --header "Authorization: Bearer …"`;
 }
