@@ -5,12 +5,12 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { napiKeychain, openCredentialStore, probeKeychain } from '../credentials/store.js';
 import { captureIo, runSvc, type CapturedIo } from '../test/io.js';
-import { POISONED_DESCRIPTION, startOAuthServer, type OAuthTestServer } from '../test/oauth-server.js';
+import { POISONED_DESCRIPTION, startOAuthServer, testBrowser as browser, type OAuthTestServer, type TestBrowser as Browser } from '../test/oauth-server.js';
 import { loadTokens } from './flow.js';
 
 // `svc scan <url>` against a real OAuth-protected MCP endpoint (test/oauth-server.ts: the SDK's authorization server
-// and bearer middleware on 127.0.0.1). The browser is a function on the command's io that follows the authorization
-// redirect to the loopback listener, as a browser would; `change` lets a test tamper with the redirect.
+// and bearer middleware on 127.0.0.1). The browser is a function on the command's io (testBrowser) that follows the
+// authorization redirect to the loopback listener, as a browser would.
 
 const T0 = new Date('2026-03-01T10:00:00Z');
 const hours = (n: number) => new Date(T0.getTime() + n * 3_600_000);
@@ -25,23 +25,6 @@ afterEach(async () => {
   await server.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-interface Browser {
-  (url: string): Promise<void>;
-  visits: string[];
-}
-
-function browser(change: (redirect: URL) => void = () => {}): Browser {
-  const visits: string[] = [];
-  const open = async (url: string) => {
-    visits.push(url);
-    const answer = await fetch(url, { redirect: 'manual' });
-    const redirect = new URL(answer.headers.get('location')!);
-    change(redirect);
-    await (await fetch(redirect)).text();
-  };
-  return Object.assign(open, { visits });
-}
 
 function io(clock: Date, open: Browser, env: NodeJS.ProcessEnv = { SVC_CONFIG_DIR: dir, SVC_CREDENTIAL_STORE: 'file' }): CapturedIo {
   return { ...captureIo(env, { clock: () => clock }), openBrowser: open };

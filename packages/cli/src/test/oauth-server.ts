@@ -165,3 +165,25 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
     },
   };
 }
+
+/** The browser of the sign-in tests: the URLs it was sent to. */
+export interface TestBrowser {
+  (url: string): Promise<void>;
+  visits: string[];
+}
+
+/**
+ * Plays the user's browser: opens the authorization URL, and follows the authorization server's redirect to the
+ * loopback listener; `change` lets a test tamper with that redirect first.
+ */
+export function testBrowser(change: (redirect: URL) => void = () => {}): TestBrowser {
+  const visits: string[] = [];
+  const open = async (url: string) => {
+    visits.push(url);
+    const answer = await fetch(url, { redirect: 'manual' });
+    const redirect = new URL(answer.headers.get('location')!);
+    change(redirect);
+    await (await fetch(redirect)).text();
+  };
+  return Object.assign(open, { visits });
+}
