@@ -111,14 +111,14 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     return EXIT.error;
   }
 
-  const scanOptions = (endpointHeaders: Record<string, Record<string, string>>): ScanOptions => ({
+  const scanOptions = (perEndpoint: Record<string, Record<string, string>>): ScanOptions => ({
     mode: options.mode,
     signal: io.signal,
     source: {
       npmRegistry: options.registry,
       pypiIndex: options.indexUrl,
       // A config's url servers expand `${env:VAR}` in their own headers from this environment.
-      remote: { headers, endpointHeaders, env: { ...io.env } },
+      remote: { headers, endpointHeaders: perEndpoint, env: { ...io.env } },
     },
     clock: io.clock,
     suppressions,
