@@ -8,6 +8,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../core/src/scan/remote/testing.js';
 import { ensureBuilt, REPO } from './test/build.js';
+import { captureIo, runSvc } from './test/io.js';
+import { startOAuthServer, testBrowser } from './test/oauth-server.js';
 
 const bin = join(REPO, 'packages/cli/dist/index.js');
 
@@ -211,6 +213,35 @@ describe('svc scan', () => {
     expect(await readdir(childTmp)).toEqual([]);
   });
 
+  it('sends the stored OAuth token of an endpoint to it on a worker thread (--jobs), and to nothing else', async () => {
+    const oauth = await startOAuthServer();
+    try {
+      // Signed in in-process (the browser is a test function), then the built binary scans with what was stored.
+      const env = { SVC_CONFIG_DIR: join(work, 'oauth-config'), SVC_CREDENTIAL_STORE: 'file' };
+      const signIn = await runSvc(['scan', oauth.url, '--oauth', '--format', 'json', '--quiet'], { ...captureIo(env), openBrowser: testBrowser() });
+      expect(signIn.code, signIn.stderr).toBe(1);
+      // No expiry: the child's clock is the real one, and this test is about the token crossing to the worker.
+      const file = join(env.SVC_CONFIG_DIR, 'credentials.json');
+      const credentials = JSON.parse(await readFile(file, 'utf8'));
+      const stored = JSON.parse(credentials.servers[oauth.url].oauth);
+      delete stored.expiresAt;
+      credentials.servers[oauth.url].oauth = JSON.stringify(stored);
+      await writeFile(file, JSON.stringify(credentials));
+
+      const clean = await startTestServer({ tools: [{ name: 'echo', description: 'Echoes text.' }] });
+      const pooled = await svc(['scan', oauth.url, clean.url, '--jobs', '2', '--format', 'json', '--fail-on', 'never'], { env }).finally(() => clean.close());
+      expect(pooled.code, pooled.stderr).toBe(0);
+      const reports = JSON.parse(pooled.stdout).reports as Array<{ coverage: { status: string }; tools: Array<{ name: string }> }>;
+      expect(reports.map((report) => report.coverage.status)).toEqual(['scanned', 'scanned']);
+      expect(reports[0]!.tools.map((tool) => tool.name)).toEqual(['add']);
+      expect(oauth.authorizations.at(-1)).toBe(`Bearer ${stored.tokens.access_token}`);
+      expect(clean.requests.every((request) => request.headers.authorization === undefined)).toBe(true);
+      expect(oauth.provider.grants).toEqual(['authorization_code']);
+    } finally {
+      await oauth.close();
+    }
+  });
+
   it('reports a missing directory on one stderr line, exits 2, and still reports the good target', async () => {
     const missing = join(work, 'no-such-dir');
     const result = await svc(['scan', missing, benign, '--format', 'json', '--quiet']);
@@ -236,7 +267,7 @@ describe('svc scan', () => {
     expect(remote.code).toBe(2);
     const sarif = JSON.parse(remote.stdout);
     expect(sarif.runs[0].invocations[0].executionSuccessful).toBe(false);
-    expect(sarif.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toMatch(/^svc not scanned: the server requires OAuth sign-in \(not supported yet\)/);
+    expect(sarif.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toMatch(/^svc not scanned: the server requires OAuth sign-in, so it was not scanned; the svc CLI signs in from a terminal/);
     expect(sarif.runs[0].properties.grade).toBeNull();
 
     const partialTarget = fileURLToPath(new URL('../../../fixtures/partial-scans/tools-from-yaml-ts', import.meta.url));

@@ -81,6 +81,10 @@ Targets:
   https://host/mcp            a remote MCP endpoint, listed live (tools, prompts, resources; no tool is ever called)
   path/to/mcp.json            an MCP client config: every server in it is scanned
 
+Remote endpoints that require OAuth: in a terminal (or with --oauth) svc signs in in your browser (a loopback
+redirect on 127.0.0.1), keeps the tokens in the OS keychain (else the 0600 credentials file), refreshes them, and
+scans again. Later scans use the stored tokens; \`svc auth forget <url>\` removes them.
+
 Exit codes:
   0    no finding at or above --fail-on, every target scanned (or partly scanned, without --fail-on-partial)
   1    at least one finding at or above --fail-on
@@ -97,6 +101,7 @@ Examples:
   $ svc scan ./server --format json > report.json
   $ MCP_TOKEN=… svc scan https://mcp.example.com/mcp --bearer-token-env MCP_TOKEN
   $ svc pin && svc scan --discover       # report tool changes since the pin (mcp.lock)
+  $ svc scan https://mcp.example.com/mcp --oauth
   $ svc scan --remote npm:@modelcontextprotocol/server-everything
   $ SVC_API_KEY=svc_… svc scan --remote --server https://svc.example.com /srv/mcp/notes --format sarif
 `;
@@ -159,6 +164,8 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
       new Option('-H, --header <"Name: value">', 'request header for the remote endpoints named on the command line, as curl takes it (repeatable)').argParser(collect),
     )
     .option('--bearer-token-env <name>', 'send `Authorization: Bearer <value of this environment variable>` to the remote endpoints named on the command line')
+    .option('--oauth', 'sign in (OAuth, in the browser) to remote endpoints on the command line that ask for it, even without a terminal')
+    .option('--no-oauth', 'never sign in nor use stored OAuth tokens (default: sign in when run in a terminal)')
     .option('--no-color', 'no colours in the progress view and the text report (also NO_COLOR=1)')
     .option('-q, --quiet', 'no progress and no summary line: only the report and failures')
     .addOption(remoteScanOptions()[0]!)
@@ -171,8 +178,8 @@ export function createProgram(io: CommandIo, setExitCode: (code: number) => void
           command.error('error: --exclude-rule, --exclude-path and --baseline apply to local scans; they cannot be combined with --remote', { exitCode: EXIT.error });
         }
         if (options.discover) command.error('error: --discover finds configs on this machine; it cannot be combined with --remote', { exitCode: EXIT.error });
-        if (options.header || options.bearerTokenEnv !== undefined) {
-          command.error('error: --header and --bearer-token-env apply to local scans of remote endpoints; they cannot be combined with --remote', { exitCode: EXIT.error });
+        if (options.header || options.bearerTokenEnv !== undefined || options.oauth !== undefined) {
+          command.error('error: --header, --bearer-token-env and --oauth apply to local scans of remote endpoints; they cannot be combined with --remote', { exitCode: EXIT.error });
         }
         if (typeof options.lockfile === 'string') command.error('error: --lockfile applies to local scans; it cannot be combined with --remote', { exitCode: EXIT.error });
         if (options.lockfile === undefined && existsSync(LOCKFILE_NAME)) io.stderr.write(`svc: note: ./${LOCKFILE_NAME} is not compared on --remote scans\n`);

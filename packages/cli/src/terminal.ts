@@ -5,6 +5,8 @@ export interface CommandIo {
   env: NodeJS.ProcessEnv;
   /** Where prompts read from (`svc login` asks for the code); absent: nothing can be asked. */
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Opens a URL in the user's browser (OAuth sign-in); tests pass one that plays the browser. Absent: the platform's opener. */
+  openBrowser?: (url: string) => Promise<void>;
   /** Aborted on the first Ctrl-C. */
   signal: AbortSignal;
   /** The time a command judges by (a session's expiry); tests set it, so no outcome depends on the real date. */

@@ -4,6 +4,7 @@ import { runCommand } from '../client/run.js';
 import { connect } from '../credentials/connect.js';
 import type { CommandIo } from '../terminal.js';
 import { setServerCommand, showConfigCommand } from './config.js';
+import { forgetOAuthCommand } from './forget-oauth.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.js';
 import type { KeysCreateOptions } from './keys.js';
 import { authStatusCommand, loginCommand, logoutCommand, whoamiCommand } from './login.js';
@@ -73,6 +74,14 @@ Examples:
     .description('which server, which credential store (keychain or file, and why), which credentials are present; asks no server, prints no secret')
     .addHelpText('after', `${CREDENTIALS_HELP}\nExamples:\n  $ svc auth status\n  SVC_API_KEY=svc_… svc auth status --json\n`)
     .action((options: ServerOptions) => run(() => authStatusCommand(io, options)));
+
+  auth
+    .command('forget')
+    .description('forget the OAuth tokens `svc scan` keeps for a remote MCP endpoint (the next scan signs in again)')
+    .argument('<url>', 'the endpoint, as given to `svc scan`')
+    .option('--json', 'print the result as JSON on stdout')
+    .addHelpText('after', `\nExamples:\n  $ svc auth forget https://mcp.example.com/mcp\n`)
+    .action((url: string, options: { json?: boolean }) => run(() => forgetOAuthCommand(io, url, options)));
 
   const keys = program.command('keys').description('create, list and revoke API keys (paid plans; needs `svc login`)');
   withServer(keys.command('create'))

@@ -8,6 +8,7 @@ import { EXIT, type FailOn } from '../exit-codes.js';
 import { exitCodeForRun } from '../run-exit-code.js';
 import type { CommandIo } from '../terminal.js';
 import { wantsColor } from '../terminal.js';
+import { EndpointOAuth } from '../oauth/endpoints.js';
 import { startProgress } from '../ui/progress.js';
 import { scanLockfile } from './pin.js';
 import { writeFileAtomic } from '../write-atomic.js';
@@ -46,6 +47,8 @@ export interface ScanCommandOptions {
   bearerTokenEnv?: string;
   /** The mcp.lock to compare with (`--lockfile`), none (`--no-lockfile`: false), or ./mcp.lock when present. */
   lockfile?: string | false;
+  /** OAuth sign-in for those endpoints: true signs in even without a terminal, false never uses OAuth; default: on a terminal. */
+  oauth?: boolean;
 }
 
 /** How long an interrupted scan gets to wind down before its temp dirs are removed from under it. */
@@ -103,22 +106,31 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     return EXIT.error;
   }
 
-  const progress = await startProgress(inputs.length, options, io);
-  const scan = scanInputs(inputs, {
+  let oauth: EndpointOAuth | undefined;
+  let endpointHeaders: Record<string, Record<string, string>>;
+  try {
+    oauth = await EndpointOAuth.open(inputs, headers, options.oauth, io);
+    endpointHeaders = (await oauth?.storedHeaders()) ?? {};
+  } catch (error) {
+    io.stderr.write(`svc: ${visibleLine((error as Error).message)}\n`);
+    return EXIT.error;
+  }
+
+  const scanOptions = (perEndpoint: Record<string, Record<string, string>>): ScanOptions => ({
     mode: options.mode,
     signal: io.signal,
-    onEvent: (event) => progress.onEvent(event),
     source: {
       npmRegistry: options.registry,
       pypiIndex: options.indexUrl,
       // A config's url servers expand `${env:VAR}` in their own headers from this environment.
-      remote: { headers, env: { ...io.env } },
+      remote: { headers, endpointHeaders: perEndpoint, env: { ...io.env } },
     },
     clock: io.clock,
     suppressions,
     ...(lock ? { lock } : {}),
-    ...scanWorkers(options.jobs),
   });
+  const progress = await startProgress(inputs.length, options, io);
+  const scan = scanInputs(inputs, { ...scanOptions(endpointHeaders), onEvent: (event) => progress.onEvent(event), ...scanWorkers(options.jobs) });
   const aborted = new Promise<'aborted'>((resolveAbort) => {
     if (io.signal.aborted) resolveAbort('aborted');
     io.signal.addEventListener('abort', () => resolveAbort('aborted'), { once: true });
@@ -141,6 +153,14 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     return EXIT.error;
   }
   progress.stop();
+  // Sign-in needs the terminal to itself, so it comes after the progress view; each endpoint is then scanned again.
+  if (oauth) {
+    run = await oauth.signInWhereAsked(run, (input, signedIn) => scanInputs([input], scanOptions({ ...endpointHeaders, ...signedIn })));
+    if (io.signal.aborted) {
+      io.stderr.write('svc: interrupted\n');
+      return EXIT.interrupted;
+    }
+  }
   return printRun(run, options, io);
 }
 

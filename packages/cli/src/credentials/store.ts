@@ -12,6 +12,8 @@ import { configDir, ensureConfigDir } from './profiles.js';
 
 export type CredentialKind = 'session' | 'api-key';
 export const CREDENTIAL_KINDS: readonly CredentialKind[] = ['session', 'api-key'];
+/** What the store keeps: svc's own credentials, and OAuth tokens for a remote MCP endpoint (keyed by its URL; oauth/). */
+export type SecretKind = CredentialKind | 'oauth';
 
 /** The keychain's service name; each secret is an account `<server>:<kind>` under it. */
 export const KEYCHAIN_SERVICE = 'svc';
@@ -20,10 +22,10 @@ export interface CredentialStore {
   readonly kind: 'keychain' | 'file';
   /** Where the secrets are, and for the file store why the keychain is not used (for `svc auth status`). */
   readonly description: string;
-  get(server: string, kind: CredentialKind): Promise<string | undefined>;
-  set(server: string, kind: CredentialKind, secret: string): Promise<void>;
+  get(server: string, kind: SecretKind): Promise<string | undefined>;
+  set(server: string, kind: SecretKind, secret: string): Promise<void>;
   /** True when there was something to delete. */
-  delete(server: string, kind: CredentialKind): Promise<boolean>;
+  delete(server: string, kind: SecretKind): Promise<boolean>;
 }
 
 /** The keychain calls the store needs; the real one is @napi-rs/keyring, a test may pass one that always fails. */
@@ -61,7 +63,7 @@ export const napiKeychain: KeychainBackend = {
   },
 };
 
-function account(server: string, kind: CredentialKind): string {
+function account(server: string, kind: SecretKind): string {
   return `${server}:${kind}`;
 }
 
@@ -76,18 +78,18 @@ export class KeychainCredentialStore implements CredentialStore {
   readonly description: string;
 
   constructor(private readonly backend: KeychainBackend = napiKeychain) {
-    this.description = `the OS keychain (service "${KEYCHAIN_SERVICE}", accounts "<server>:session" and "<server>:api-key")`;
+    this.description = `the OS keychain (service "${KEYCHAIN_SERVICE}", accounts "<server>:session", "<server>:api-key" and "<MCP endpoint URL>:oauth")`;
   }
 
-  async get(server: string, kind: CredentialKind): Promise<string | undefined> {
+  async get(server: string, kind: SecretKind): Promise<string | undefined> {
     return this.call(() => this.backend.get(account(server, kind)));
   }
 
-  async set(server: string, kind: CredentialKind, secret: string): Promise<void> {
+  async set(server: string, kind: SecretKind, secret: string): Promise<void> {
     await this.call(() => this.backend.set(account(server, kind), secret));
   }
 
-  async delete(server: string, kind: CredentialKind): Promise<boolean> {
+  async delete(server: string, kind: SecretKind): Promise<boolean> {
     return this.call(() => this.backend.delete(account(server, kind)));
   }
 
@@ -100,7 +102,7 @@ export class KeychainCredentialStore implements CredentialStore {
   }
 }
 
-type CredentialFile = { version: 1; servers: Record<string, Partial<Record<CredentialKind, string>>> };
+type CredentialFile = { version: 1; servers: Record<string, Partial<Record<SecretKind, string>>> };
 
 export class FileCredentialStore implements CredentialStore {
   readonly kind = 'file';
@@ -117,18 +119,18 @@ export class FileCredentialStore implements CredentialStore {
     this.description = `the file ${this.path} (mode 0600), because ${reason}`;
   }
 
-  async get(server: string, kind: CredentialKind): Promise<string | undefined> {
+  async get(server: string, kind: SecretKind): Promise<string | undefined> {
     return (await this.read()).servers[server]?.[kind];
   }
 
-  async set(server: string, kind: CredentialKind, secret: string): Promise<void> {
+  async set(server: string, kind: SecretKind, secret: string): Promise<void> {
     const file = await this.read();
     file.servers[server] = { ...file.servers[server], [kind]: secret };
     await this.write(file);
     this.onWrite(this);
   }
 
-  async delete(server: string, kind: CredentialKind): Promise<boolean> {
+  async delete(server: string, kind: SecretKind): Promise<boolean> {
     const file = await this.read();
     const entry = file.servers[server];
     if (entry?.[kind] === undefined) return false;

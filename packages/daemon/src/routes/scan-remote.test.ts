@@ -67,6 +67,14 @@ describe('remote MCP endpoints submitted to the daemon', () => {
     expect(view.error).toMatch(/requires authentication \(HTTP 401\)/);
   });
 
+  it('an endpoint that wants OAuth sign-in (no browser here) fails with that reason, and how to give a token', async () => {
+    mcp = await startMcpServer({ tools: [{ name: 'echo', description: 'Echoes text.' }], oauth: true });
+    server = await startTestServer(undefined, undefined, { pool: { remoteAllowPrivate: true } });
+    const view = await waitForEnd(((await (await submit({ input: mcp.url })).json()) as { data: { id: string } }).data.id);
+    expect(view.status).toBe('failed');
+    expect(view.error).toMatch(/the server requires OAuth sign-in, so it was not scanned; .*the API's bearer_token/);
+  });
+
   it('refuses loopback endpoints by default, without connecting', async () => {
     mcp = await startMcpServer({ tools: [{ name: 'echo', description: 'Echoes text.' }] });
     server = await startTestServer();

@@ -3,6 +3,7 @@ import { scanInputs, scanTarget } from '../engine.js';
 import type { ScanTarget } from '../model.js';
 import { createLockfile, pinReport, serverKey } from '../lockfile.js';
 import { parseTarget } from '../target.js';
+import { requiresOAuthSignIn } from './scan.js';
 import { displayUrl, expandHeaders, parseHeader, redactor } from './headers.js';
 import { startTestServer, type TestServer } from './testing.js';
 
@@ -106,11 +107,36 @@ describe('live scans of remote MCP endpoints', () => {
     expect(JSON.stringify(wrong)).not.toContain('wrong-token');
   });
 
-  it('says plainly that OAuth sign-in is not supported yet', async () => {
+  it('says an OAuth server needs sign-in, also when a token was refused, so the CLI knows to sign in', async () => {
     const server = await serve({ tools: CLEAN_TOOLS, oauth: true });
     const report = await scanTarget(remote(server.url), { clock });
-    expect(report.coverage).toEqual({ status: 'not-scanned', reasons: [expect.stringMatching(/requires OAuth sign-in \(not supported yet\).*bearer token/)] });
+    expect(report.coverage).toEqual({ status: 'not-scanned', reasons: [expect.stringMatching(/requires OAuth sign-in, so it was not scanned.*--oauth.*bearer token.*bearer_token/)] });
     expect(report.grade).toBeNull();
+    expect(requiresOAuthSignIn(report)).toBe(true);
+
+    const refused = await scanTarget(remote(server.url), { clock, source: { remote: { headers: { Authorization: 'Bearer stale-token' } } } });
+    expect(refused.coverage.reasons).toEqual(['the server refused the credentials given (HTTP 401) and requires OAuth sign-in, so it was not scanned']);
+    expect(requiresOAuthSignIn(refused)).toBe(true);
+
+    const plain = await serve({ tools: CLEAN_TOOLS, token: 'sk-test-0123456789abcdef' });
+    expect(requiresOAuthSignIn(await scanTarget(remote(plain.url), { clock }))).toBe(false);
+  });
+
+  it('sends an endpoint its own headers and no other endpoint\'s', async () => {
+    const first = await serve({ tools: CLEAN_TOOLS, token: 'token-for-first' });
+    const second = await serve({ tools: CLEAN_TOOLS, token: 'token-for-second' });
+    const run = await scanInputs([first.url, second.url], {
+      clock,
+      source: {
+        remote: {
+          headers: { 'X-Trace': 'on' },
+          endpointHeaders: { [new URL(first.url).href]: { Authorization: 'Bearer token-for-first' }, [new URL(second.url).href]: { Authorization: 'Bearer token-for-second' } },
+        },
+      },
+    });
+    expect(run.reports.map((report) => report.coverage.status)).toEqual(['scanned', 'scanned']);
+    expect(first.requests.every((request) => request.headers.authorization === 'Bearer token-for-first' && request.headers['x-trace'] === 'on')).toBe(true);
+    expect(second.requests.every((request) => request.headers.authorization === 'Bearer token-for-second')).toBe(true);
   });
 
   it('reports a server that accepts a foreign Origin (DNS rebinding) and CORS * with credentials', async () => {

@@ -44,7 +44,7 @@ export async function scanRemote(target: RemoteTarget, options: ScanOptions = {}
   // so a token given for one server never reaches the others a config lists.
   let headers: Record<string, string>;
   try {
-    headers = target.origin ? expandHeaders(target.headers ?? {}, remote.env) : { ...remote.headers };
+    headers = target.origin ? expandHeaders(target.headers ?? {}, remote.env) : { ...remote.headers, ...remote.endpointHeaders?.[url.href] };
   } catch (error) {
     throw new TargetError(target.input, (error as Error).message);
   }
@@ -144,6 +144,17 @@ export async function scanRemote(target: RemoteTarget, options: ScanOptions = {}
   return report;
 }
 
+/** The words every refusal of an endpoint that asks for OAuth sign-in carries; see `requiresOAuthSignIn`. */
+const OAUTH_REQUIRED = 'requires OAuth sign-in';
+
+/**
+ * Whether a report is of an endpoint that was not scanned because it wants OAuth sign-in (none was given, or the
+ * token given was refused with an OAuth challenge): the CLI then signs in and scans it again.
+ */
+export function requiresOAuthSignIn(report: ScanReport): boolean {
+  return report.target.kind === 'remote' && report.coverage.status === 'not-scanned' && report.coverage.reasons.some((reason) => reason.includes(OAUTH_REQUIRED));
+}
+
 /** Why a server that answered refused to be listed, or undefined when it did not answer with a refusal. */
 function refusalReason(guard: GuardedFetch, credentials: boolean): string | undefined {
   if (guard.tlsError) {
@@ -151,10 +162,14 @@ function refusalReason(guard: GuardedFetch, credentials: boolean): string | unde
   }
   const refused = guard.exchanges.find((exchange) => exchange.status === 401 || exchange.status === 403);
   if (!refused) return undefined;
-  const challenge = refused.headers.get('www-authenticate') ?? '';
-  if (credentials) return `the server refused the credentials given (HTTP ${refused.status}), so it was not scanned`;
-  if (/resource_metadata\s*=/i.test(challenge)) {
-    return 'the server requires OAuth sign-in (not supported yet), so it was not scanned; pass a bearer token with --bearer-token-env NAME or --header "Authorization: Bearer …"';
+  // RFC 9728: a protected resource names its metadata in the challenge; that is what an OAuth client signs in from.
+  const oauth = /resource_metadata\s*=/i.test(refused.headers.get('www-authenticate') ?? '');
+  if (credentials) {
+    return `the server refused the credentials given (HTTP ${refused.status})${oauth ? ` and ${OAUTH_REQUIRED}` : ''}, so it was not scanned`;
+  }
+  if (oauth) {
+    // Read by CLI users and by the daemon's API callers alike, so it names both ways in.
+    return `the server ${OAUTH_REQUIRED}, so it was not scanned; the svc CLI signs in from a terminal (svc scan URL --oauth), or give a bearer token (svc scan --bearer-token-env NAME, or the API's bearer_token)`;
   }
   return `the server requires authentication (HTTP ${refused.status}), so it was not scanned; pass a bearer token with --bearer-token-env NAME or --header "Authorization: Bearer …"`;
 }

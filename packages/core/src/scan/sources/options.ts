@@ -25,6 +25,11 @@ export interface SourceOptions {
 export interface RemoteOptions {
   /** Headers for endpoints named on the command line (`--header`, `--bearer-token-env`); never sent to a config's servers. */
   headers?: Record<string, string>;
+  /**
+   * Headers for one endpoint named on the command line, keyed by its URL's href, added to `headers`: the CLI's OAuth
+   * tokens, each sent only to the endpoint it was issued for. Plain data like the rest, so it crosses to the workers.
+   */
+  endpointHeaders?: Record<string, Record<string, string>>;
   /** Where a config's `${env:VAR}` / `${VAR}` header references are read; without it (the daemon) they are refused. */
   env?: Record<string, string | undefined>;
   /** false (the daemon, unless SVC_REMOTE_ALLOW_PRIVATE=1): loopback, private and link-local addresses are refused. */
