@@ -13,14 +13,16 @@ export function tarballFileName(integrity) {
 }
 
 /**
- * Serves a packument per corpus package (one version, the pinned one, with its integrity and publish time) and the
- * cached tarballs. Resolves to the registry's base URL and a close function.
+ * Serves a packument per corpus package (the pinned versions, with their integrity and publish time) and the cached
+ * tarballs. Resolves to the registry's base URL and a close function.
  *
  * @param {Array<{name: string, version: string, metadata: {integrity: string, publishedAt?: string}}>} entries
  * @param {string} tarballDir  the cache's `tarballs/npm` folder
  */
 export async function startLocalRegistry(entries, tarballDir) {
-  const byName = new Map(entries.map((entry) => [entry.name, entry]));
+  // The corpus pins some packages at two versions (a current one and an older one the accuracy corpus uses).
+  const byName = new Map();
+  for (const entry of entries) byName.set(entry.name, [...(byName.get(entry.name) ?? []), entry]);
   let base = '';
   const server = createServer(async (request, response) => {
     const url = decodeURIComponent(new URL(request.url ?? '/', 'http://127.0.0.1').pathname).slice(1);
@@ -32,17 +34,21 @@ export async function startLocalRegistry(entries, tarballDir) {
         createReadStream(file).pipe(response);
         return;
       }
-      const entry = byName.get(url);
-      if (!entry) {
+      const versions = byName.get(url);
+      if (!versions) {
         response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
         return;
       }
-      const { name, version, metadata } = entry;
       const packument = {
-        name,
-        'dist-tags': { latest: version },
-        versions: { [version]: { name, version, dist: { integrity: metadata.integrity, tarball: `${base}/-/tarballs/${tarballFileName(metadata.integrity)}` } } },
-        time: metadata.publishedAt ? { [version]: metadata.publishedAt } : {},
+        name: url,
+        'dist-tags': { latest: versions.at(-1).version },
+        versions: Object.fromEntries(
+          versions.map(({ name, version, metadata }) => [
+            version,
+            { name, version, dist: { integrity: metadata.integrity, tarball: `${base}/-/tarballs/${tarballFileName(metadata.integrity)}` } },
+          ]),
+        ),
+        time: Object.fromEntries(versions.flatMap(({ version, metadata }) => (metadata.publishedAt ? [[version, metadata.publishedAt]] : []))),
       };
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(packument));
     } catch {

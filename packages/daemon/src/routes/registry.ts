@@ -13,6 +13,7 @@ import {
   type VersionEntry,
 } from '../store/registry.js';
 import { decodeSignedCursor, encodeSignedCursor, pageQuery } from './cursor.js';
+import { versionChanges, versionChangesSchema } from './version-changes.js';
 
 // The public v1 data routes (spec 4.5). Bodies are bare data (spec 9.1); every number comes from completed public
 // scans only, so nothing here can reveal a private or unfinished scan or who ran a scan.
@@ -261,6 +262,7 @@ const compare = createRoute({
     `\`packages\` lists ${MIN_COMPARE}–${MAX_COMPARE} comma-separated entries \`source:name\` or \`source:name@version\` (source npm, pypi or git; e.g. \`npm:a,npm:@s/b@1.2.0\`). A wrong count, unknown source, empty name or repeated entry is 400 INVALID_FIELD (field \`packages\`).`,
     '`items` follows the requested order: the registry entry of the package (its latest completed public scan, or the latest of that version when one is given), or `null` when there is none. A package never scanned publicly does not fail the request: it is `null` in `items` and listed in `missing`, so one unknown name does not hide the others.',
     '`scans` is the package’s total number of completed public scans, also when a version is given.',
+    '`changes` compares versions of one package listed side by side: for each entry whose package appears earlier in the list (another version of it), what changed from that earlier entry to this one: items added, removed or changed (with word diffs) and the findings it has more of, as `svc scan` reports drift against an mcp.lock. Empty when no package is listed twice.',
     CREDENTIAL_NOTE,
   ].join('\n\n'),
   security: PUBLIC_SECURITY,
@@ -272,6 +274,7 @@ const compare = createRoute({
         requested: z.array(z.string()).openapi({ description: 'The entries as parsed, in order' }),
         items: z.array(registryEntrySchema.nullable()),
         missing: z.array(z.string()).openapi({ description: 'The requested entries without a completed public scan' }),
+        changes: z.array(versionChangesSchema.extend({ from: z.string(), to: z.string() })),
       }),
       'The packages side by side',
     ),
@@ -325,13 +328,26 @@ export const registryRoutes = createRouter()
   })
   .openapi(compare, async (c) => {
     const specs = parsePackageList(c.req.valid('query').packages);
-    const { registry } = c.get('services');
+    const { registry, scans } = c.get('services');
     const entries = await Promise.all(specs.map((spec) => registry.find(spec.source, spec.name, spec.version)));
+    // Each entry against the nearest earlier entry of the same package, when both were scanned and are not one scan.
+    const pairs = specs.flatMap((spec, i) => {
+      const j = specs.findLastIndex((other, k) => k < i && other.source === spec.source && other.name === spec.name);
+      const [from, to] = [entries[j], entries[i]];
+      return j >= 0 && from && to && from.scanId !== to.scanId ? [{ from: specLabel(specs[j]!), to: specLabel(spec), fromId: from.scanId, toId: to.scanId }] : [];
+    });
+    const changes = await Promise.all(
+      pairs.map(async ({ from, to, fromId, toId }) => {
+        const found = await versionChanges(scans, fromId, toId);
+        return found && { from, to, ...found };
+      }),
+    );
     return c.json(
       {
         requested: specs.map(specLabel),
         items: entries.map((entry) => (entry === undefined ? null : toEntryJson(entry))),
         missing: specs.filter((_, i) => entries[i] === undefined).map(specLabel),
+        changes: changes.filter((change) => change !== undefined),
       },
       200,
     );

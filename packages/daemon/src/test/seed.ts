@@ -18,6 +18,8 @@ export interface SeedScan {
   /** When it was submitted; it completes a minute later. */
   at: Date;
   tools?: number;
+  /** The tools by name and description, instead of `tools` generic ones. */
+  definitions?: ReadonlyArray<{ name: string; description: string }>;
 }
 
 function finding(ruleId: string, index: number): Finding {
@@ -98,10 +100,10 @@ export async function seedScan(services: Services, seed: SeedScan): Promise<stri
     startedAt: seed.at.toISOString(),
     timings: { total: 1200 },
     stats: { files: 12, bytes: 40_960, parsedFiles: 12, skippedFiles: 0 },
-    tools: Array.from({ length: seed.tools ?? 2 }, (_, i) => ({
+    tools: (seed.definitions ?? Array.from({ length: seed.tools ?? 2 }, (_, i) => ({ name: `tool_${i}`, description: 'Does a thing' }))).map(({ name, description }, i) => ({
       kind: 'tool' as const,
-      name: `tool_${i}`,
-      description: 'Does a thing',
+      name,
+      description,
       parameters: [],
       location: { file: 'src/index.ts', line: i + 1, column: 1 },
       extractor: 'mcp-sdk' as const,
