@@ -3,6 +3,7 @@
 // the description analyser) for every target it is given.
 
 import { parentPort } from 'node:worker_threads';
+import { describeError, scanTarget } from './engine.js';
 import type { ScanEvent } from './events.js';
 import type { ScanMode, ScanReport, ScanTarget } from './model.js';
 import type { Lockfile } from './lockfile.js';
@@ -42,8 +43,6 @@ export function serveTargetScans(): void {
   if (!port) throw new Error('serveTargetScans runs in a worker thread started by the target pool');
   const running = new Map<number, AbortController>();
   watchProcessGroups((event) => port.postMessage({ type: 'process', event } satisfies PoolResponse));
-  // Loaded on first use rather than at module load, so the worker's start-up is the engine's, not engine.ts's cycle.
-  const engine = import('./engine.js');
 
   port.on('message', (request: PoolRequest) => {
     if (request.type === 'abort') {
@@ -57,34 +56,29 @@ export function serveTargetScans(): void {
     void (async () => {
       let response: PoolResponse;
       try {
-        const { scanTarget, describeError } = await engine;
-        try {
-          const report = await scanTarget(target, {
-            mode,
-            signal: controller.signal,
-            source,
-            suppressions,
-            lock,
-            ...(now ? { clock: () => new Date(now) } : {}),
-            onEvent: (event) => {
-              // The report travels once, as the outcome; the pool emits the `done` event itself.
-              if (event.type === 'done') return;
-              // A progress line per file is thousands of messages for a display that redraws a few times a second:
-              // the first, then one per PROGRESS_INTERVAL_MS, and the last of each stage go through.
-              if (event.type === 'progress' && event.done !== 1 && event.done !== event.total) {
-                const now = performance.now();
-                if (now - lastProgress < PROGRESS_INTERVAL_MS) return;
-                lastProgress = now;
-              }
-              port.postMessage({ type: 'event', id, event } satisfies PoolResponse);
-            },
-          });
-          response = { type: 'report', id, report };
-        } catch (error) {
-          response = controller.signal.aborted ? { type: 'aborted', id } : { type: 'failed', id, message: describeError(error) };
-        }
+        const report = await scanTarget(target, {
+          mode,
+          signal: controller.signal,
+          source,
+          suppressions,
+          lock,
+          ...(now ? { clock: () => new Date(now) } : {}),
+          onEvent: (event) => {
+            // The report travels once, as the outcome; the pool emits the `done` event itself.
+            if (event.type === 'done') return;
+            // A progress line per file is thousands of messages for a display that redraws a few times a second:
+            // the first, then one per PROGRESS_INTERVAL_MS, and the last of each stage go through.
+            if (event.type === 'progress' && event.done !== 1 && event.done !== event.total) {
+              const at = performance.now();
+              if (at - lastProgress < PROGRESS_INTERVAL_MS) return;
+              lastProgress = at;
+            }
+            port.postMessage({ type: 'event', id, event } satisfies PoolResponse);
+          },
+        });
+        response = { type: 'report', id, report };
       } catch (error) {
-        response = { type: 'failed', id, message: error instanceof Error ? error.message : String(error) };
+        response = controller.signal.aborted ? { type: 'aborted', id } : { type: 'failed', id, message: describeError(error) };
       } finally {
         running.delete(id);
       }

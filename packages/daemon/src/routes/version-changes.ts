@@ -58,7 +58,7 @@ export function changesBetween(older: ScanReport, newer: ScanReport): VersionCha
     from_version: older.target.version ?? null,
     added: drift.flatMap((item) => (item.kind === 'added' ? [item.key] : [])),
     removed: drift.flatMap((item) => (item.kind === 'removed' ? [item.key] : [])),
-    changed: drift.flatMap((item) => (item.kind === 'changed' ? [{ item: item.key, changes: item.changes.map((change) => ({ ...change })) }] : [])),
+    changed: drift.flatMap((item) => (item.kind === 'changed' ? [{ item: item.key, changes: item.changes }] : [])),
     new_findings: newFindings,
   };
 }
