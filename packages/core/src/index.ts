@@ -12,7 +12,7 @@ export { RAW_TRANSFER } from './scan/analysis/javascript/ast.js';
 export type { LanguageAnalyzer, LanguageAnalysis, AnalyzeOptions } from './scan/analysis/analyzer.js';
 export { parseTarget, expandTarget, fetchTarget, TargetError, type GitNetworkPolicy, type RemoteOptions, type SourceOptions } from './scan/target.js';
 export { isPublicAddress, isLoopbackHost } from './scan/sources/addresses.js';
-export { hasCredentials, parseHeader } from './scan/remote/headers.js';
+export { hasCredentials, parseHeader, urlCarriesCredentials } from './scan/remote/headers.js';
 export { requiresOAuthSignIn } from './scan/remote/scan.js';
 export { DEFAULT_REMOTE_LIMITS, type RemoteLimits } from './scan/remote/fetch.js';
 export { isScannable, removeAllTempDirs, removeAllTempDirsSync } from './scan/target.js';

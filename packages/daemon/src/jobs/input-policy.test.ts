@@ -156,6 +156,13 @@ describe('checkScanInput: packages and URLs', () => {
     expect(accepted('github:owner/repo#v1', [])).toMatchObject({ kind: 'git', ref: 'v1' });
     expect(accepted('git+https://example.com/r.git', [])).toMatchObject({ kind: 'git', url: 'https://example.com/r.git' });
     expect(accepted('https://mcp.example.com/mcp', [])).toMatchObject({ kind: 'remote' });
+    expect(accepted('https://mcp.example.com/mcp?region=eu', [])).toMatchObject({ kind: 'remote' });
+    // Credentials in the URL would be stored with the scan: they belong in bearer_token, held in memory only.
+    for (const url of ['https://user:hunter2@mcp.example.com/mcp', 'https://mcp.example.com/mcp?api_key=sk-123', 'https://mcp.example.com/sse?sessionId=abc']) {
+      const refused = checkScanInput(url, []);
+      expect(refused.ok, url).toBe(false);
+      expect(refused.ok ? '' : refused.message).toMatch(/bearer_token/);
+    }
   });
 
   it('refuses npm specs that point at the local disk', () => {

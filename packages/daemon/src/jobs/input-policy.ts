@@ -6,7 +6,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseTarget, TargetError, type ScanTarget } from '@svc/core';
+import { parseTarget, TargetError, urlCarriesCredentials, type ScanTarget } from '@svc/core';
 
 export type InputCheck = { ok: true; target: ScanTarget } | { ok: false; message: string };
 
@@ -28,7 +28,7 @@ export function checkScanInput(input: string, scanRoots: readonly string[]): Inp
   if (/^(git\+)?file:/i.test(raw)) return checkFileGitUrl(raw, input, scanRoots);
   // These never reach parseTarget's stat of a local path: npm:/pypi: specs and scheme:// URLs are decided (or refused)
   // before it, and npm-package-arg's file/directory/git types are refused by core's npmTarget.
-  if (raw === '' || /^(npm|pypi):/i.test(raw) || /^[a-z][a-z0-9+.-]+:\/\//i.test(raw)) return parse(raw, input);
+  if (raw === '' || /^(npm|pypi):/i.test(raw) || /^[a-z][a-z0-9+.-]+:\/\//i.test(raw)) return withoutUrlCredentials(parse(raw, input));
   if (/^(github|gitlab|bitbucket|gist):/i.test(raw)) {
     // A shorthand core could not parse would fall through to a local path lookup: only plain owner/repo is passed on.
     if (!/^[a-z]+:[\w.-]+\/[\w.-]+(#\S*)?$/i.test(raw) || /(^|[:/])\.\.?(\/|#|$)/.test(raw)) return { ok: false, message: UNSUPPORTED };
@@ -75,6 +75,15 @@ export function checkExpandedTarget(target: ScanTarget, scanRoots: readonly stri
     case 'remote':
       return { ok: true, target };
   }
+}
+
+/**
+ * A remote endpoint's credentials go in the submission's `bearer_token`, which is held in memory only: an input is
+ * stored with the scan and shown to whoever may read it, so a URL carrying a password or a token is refused.
+ */
+function withoutUrlCredentials(check: InputCheck): InputCheck {
+  if (!check.ok || check.target.kind !== 'remote' || !URL.canParse(check.target.url) || !urlCarriesCredentials(new URL(check.target.url))) return check;
+  return { ok: false, message: 'the URL carries credentials (a user name, a password or a token-like query parameter), which would be stored with the scan: send the token as bearer_token instead' };
 }
 
 function parse(raw: string, input: string): InputCheck {

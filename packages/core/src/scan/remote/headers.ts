@@ -51,6 +51,11 @@ export function redactor(headers: Record<string, string>): (text: string) => str
 
 const SECRET_PARAMETER = /token|key|secret|password|passwd|auth|session|sid|signature|sig|code/i;
 
+/** Whether a URL carries a credential: a user name or password, or a query parameter named like a token or session. */
+export function urlCarriesCredentials(url: URL): boolean {
+  return url.username !== '' || url.password !== '' || [...url.searchParams.keys()].some((name) => SECRET_PARAMETER.test(name));
+}
+
 /**
  * The endpoint as reports show it: no user name or password, and the values of query parameters that look like
  * credentials or sessions replaced with `***`.
