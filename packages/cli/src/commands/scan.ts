@@ -88,27 +88,16 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
     return EXIT.error;
   }
 
+  // What the scan reads before it starts (baseline, lock, headers, stored sign-ins): any of it broken is exit 2, now.
   let suppressions: SuppressionOptions;
   let lock: Lockfile | undefined;
-  try {
-    suppressions = await suppressionOptions(options);
-    lock = await scanLockfile(options.lockfile);
-  } catch (error) {
-    io.stderr.write(`svc: ${visibleLine((error as Error).message)}\n`);
-    return EXIT.error;
-  }
-
   let headers: Record<string, string>;
-  try {
-    headers = remoteHeaders(options, io.env);
-  } catch (error) {
-    io.stderr.write(`svc: ${visibleLine((error as Error).message)}\n`);
-    return EXIT.error;
-  }
-
   let oauth: EndpointOAuth | undefined;
   let endpointHeaders: Record<string, Record<string, string>>;
   try {
+    suppressions = await suppressionOptions(options);
+    lock = await scanLockfile(options.lockfile);
+    headers = remoteHeaders(options, io.env);
     oauth = await EndpointOAuth.open(inputs, headers, options.oauth, io);
     endpointHeaders = (await oauth?.storedHeaders()) ?? {};
   } catch (error) {
@@ -195,7 +184,6 @@ function scanWorkers(jobs: number | undefined): Pick<ScanOptions, 'workers'> {
   return { workers: { url: new URL('./scan-worker.js', import.meta.url), ...(jobs ? { size: jobs } : {}) } };
 }
 
-/** The command line's exclusions and baseline, as the engine takes them; a baseline that does not read is an error. */
 /**
  * The headers for remote endpoints named on the command line: each `--header`, then `--bearer-token-env`'s token.
  * Errors never repeat a value: a header given without its colon may still be a token.
@@ -214,6 +202,7 @@ export function remoteHeaders(options: Pick<ScanCommandOptions, 'header' | 'bear
   return headers;
 }
 
+/** The command line's exclusions and baseline, as the engine takes them; a baseline that does not read is an error. */
 export async function suppressionOptions(options: Pick<ScanCommandOptions, 'excludeRule' | 'excludePath' | 'baseline'>): Promise<SuppressionOptions> {
   return {
     ...(options.excludeRule?.length ? { excludeRules: options.excludeRule } : {}),

@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import type { FindingInput, Rule, RuleContext } from '../rules/create-rule.js';
-import type { Finding, ParseProblem } from './model.js';
+import { SEVERITIES, type Finding, type ParseProblem } from './model.js';
 import { createYielder } from './yielder.js';
 
 export type RuleInputs = Omit<RuleContext, 'report'>;
@@ -58,9 +58,8 @@ function toFinding(rule: Rule, input: FindingInput): Finding {
   return finding;
 }
 
-const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'] as const;
 function severityRank(severity: Finding['severity']): number {
-  return SEVERITY_ORDER.indexOf(severity);
+  return SEVERITIES.indexOf(severity);
 }
 
 export function sortFindings(findings: Finding[]): Finding[] {

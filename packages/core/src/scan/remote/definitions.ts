@@ -58,30 +58,20 @@ export function remoteDefinitions(endpoint: string, listing: RemoteListing): Rem
       extractor: 'remote',
     });
   }
-  for (const resource of listing.resources) {
+  // Resources and resource templates read the same to the model: a name, a text and an address.
+  const resource = (item: { name: string; title?: string; description?: string }, uri: string, section: 'resources' | 'resource-templates') =>
     tools.push({
       kind: 'resource',
-      name: resource.name,
-      ...text('title', resource.title),
-      ...text('description', resource.description),
+      name: item.name,
+      ...text('title', item.title),
+      ...text('description', item.description),
       parameters: [],
-      uri: resource.uri,
-      location: remoteLocation(endpoint, 'resources', resource.name),
+      uri,
+      location: remoteLocation(endpoint, section, item.name),
       extractor: 'remote',
     });
-  }
-  for (const template of listing.resourceTemplates) {
-    tools.push({
-      kind: 'resource',
-      name: template.name,
-      ...text('title', template.title),
-      ...text('description', template.description),
-      parameters: [],
-      uri: template.uriTemplate,
-      location: remoteLocation(endpoint, 'resource-templates', template.name),
-      extractor: 'remote',
-    });
-  }
+  for (const item of listing.resources) resource(item, item.uri, 'resources');
+  for (const item of listing.resourceTemplates) resource(item, item.uriTemplate, 'resource-templates');
   return { tools, extraTexts };
 }
 
