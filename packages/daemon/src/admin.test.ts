@@ -23,8 +23,8 @@ afterEach(async () => {
 
 describe('svcd admin', () => {
   it('migrates once', () => {
-    expect(adminMigrate(db)).toBe('applied migrations 1, 2, 3, 4 (schema version 4)');
-    expect(adminMigrate(db)).toBe('database is up to date (schema version 4)');
+    expect(adminMigrate(db)).toBe('applied migrations 1, 2, 3, 4, 5 (schema version 5)');
+    expect(adminMigrate(db)).toBe('database is up to date (schema version 5)');
   });
 
   describe('with a migrated database', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutPath, excerpt, findingLocation, jsonWithVisibleEscapes, targetTitle, visible, visibleLine } from './common.js';
+import { checkoutPath, clip, excerpt, findingLocation, jsonWithVisibleEscapes, targetTitle, visible, visibleLine } from './common.js';
 import { sampleReport } from './sample-run.js';
 
 describe('visible', () => {
@@ -37,6 +37,23 @@ describe('jsonWithVisibleEscapes', () => {
     expect(json).toContain('\\u200b');
     expect(json).toContain('\\udb40\\udc41');
     expect(json.replace(/\n/g, '')).not.toMatch(/[\u200B\u202E\u2028\u00A0\u{E0041}]/u);
+  });
+});
+
+describe('clip', () => {
+  it('keeps text within the limit and cuts longer text to the limit, the last character an ellipsis', () => {
+    expect(clip('abcdef', 6)).toBe('abcdef');
+    expect(clip('abcdefg', 6)).toBe('abcde…');
+  });
+
+  it('counts code points, so an emoji is one character and a surrogate pair is never split', () => {
+    const title = `${'a'.repeat(253)}😀😀`;
+    // 255 code points, 257 UTF-16 units: within the limit as JSON Schema counts it.
+    expect(clip(title, 255)).toBe(title);
+    const cut = clip(`${'a'.repeat(253)}😀😀😀`, 255);
+    expect([...cut]).toHaveLength(255);
+    expect(cut).toBe(`${'a'.repeat(253)}😀…`);
+    expect(cut.isWellFormed()).toBe(true);
   });
 });
 

@@ -59,6 +59,16 @@ export function visibleLine(text: string): string {
   return visibleBlock(text).replace(/\n/g, ' ⏎ ').replace(/\t/g, ' ');
 }
 
+/**
+ * At most `max` characters (code points, as JSON Schema's `maxLength` counts them), the last one `…` when the text was
+ * cut; never splits a surrogate pair.
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
+}
+
 function previousCodePoint(text: string, offset: number): string {
   if (offset === 0) return '';
   const low = text.charCodeAt(offset - 1);

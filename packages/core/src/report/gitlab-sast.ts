@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getRule } from '../rules/index.js';
 import type { Finding, ScanReport, Severity } from '../scan/model.js';
-import { checkoutPath, coverageNote, findingLocation, jsonWithVisibleEscapes, visible, visibleLine } from './common.js';
+import { checkoutPath, clip, coverageNote, findingLocation, jsonWithVisibleEscapes, visible, visibleLine } from './common.js';
 import type { ScanRun } from './schema.js';
 import { SVC_INFORMATION_URI } from './sarif.js';
 
@@ -152,6 +152,3 @@ function uuidFrom(key: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

@@ -9,7 +9,7 @@ import type {
 import { getRule, ruleCatalog, type RuleCatalogEntry } from '../rules/index.js';
 import { OWASP_MCP_TOP_10 } from '../rules/owasp.js';
 import { SEVERITIES, type Finding, type ScanReport, type Severity, type SourceLocation } from '../scan/model.js';
-import { checkoutPath, coverageNote, findingLocation, jsonWithVisibleEscapes, visible, visibleLine } from './common.js';
+import { checkoutPath, clip, coverageNote, findingLocation, jsonWithVisibleEscapes, visible, visibleLine } from './common.js';
 import type { ScanRun } from './schema.js';
 
 export const SVC_INFORMATION_URI = 'https://svc.dev';
@@ -328,7 +328,3 @@ function severityRank(severity: Severity): number {
   return SEVERITIES.indexOf(severity);
 }
 
-function clip(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
-}

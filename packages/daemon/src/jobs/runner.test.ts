@@ -11,7 +11,7 @@ import { SqliteScanRepository } from '../store/sqlite-scans.js';
 import { TEST_CLOCK_START } from '../test/clock.js';
 import { ScanEventHub } from './hub.js';
 import { ScanPool, scanWorkerUrl } from './pool.js';
-import { ScanRunner } from './runner.js';
+import { BEARER_TOKEN_LOST, ScanRunner } from './runner.js';
 
 // The runner over a real SQLite file and real worker threads: what a daemon restart does to the queue.
 
@@ -52,7 +52,7 @@ function daemon(workerUrl: URL, scanRoots: readonly string[] = []) {
 }
 
 function newScan(input: string): NewScan {
-  return { id: randomUUID(), userId: null, orgId: null, keyId: null, input, mode: 'fast', visibility: 'public', source: null, package: null, version: null };
+  return { id: randomUUID(), userId: null, orgId: null, keyId: null, input, mode: 'fast', visibility: 'public', source: null, package: null, version: null, bearerTokenGiven: false };
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
@@ -98,6 +98,26 @@ describe('ScanRunner', () => {
     // The stand-in worker's run has only a target error, so the scan fails, after its second attempt.
     await until(async () => (await second.scans.findById(scan!.id))?.status === 'failed');
     expect(await second.scans.findById(scan!.id)).toMatchObject({ attempts: 2, error: 'npm:sleep-1500: fake' });
+    await second.runner.stop(0);
+  });
+
+  it('fails, with the reason, a scan whose bearer token was lost at a restart, and still runs one whose token it holds', async () => {
+    // The stand-in worker fails every scan it runs with "fake": a scan failed with any other reason never reached it.
+    const first = daemon(BEHAVE_WORKER);
+    const lost = await first.scans.submit({ scan: { ...newScan('npm:sleep-10'), bearerTokenGiven: true }, buckets: [], now: TEST_CLOCK_START });
+    // The first daemon held the token in memory and stopped before running the scan.
+    first.runner.holdCredential(lost.scan!.id, 'token-held-by-the-first-daemon');
+
+    const second = daemon(BEHAVE_WORKER);
+    const held = { ...newScan('npm:sleep-10'), bearerTokenGiven: true };
+    second.runner.holdCredential(held.id, 'token-held-by-the-second-daemon');
+    await second.scans.submit({ scan: held, buckets: [], now: new Date(TEST_CLOCK_START.getTime() + 1) });
+    await second.runner.start();
+    await until(async () => (await second.scans.findById(held.id))?.status === 'failed');
+    expect(await second.scans.findById(lost.scan!.id)).toMatchObject({ status: 'failed', error: BEARER_TOKEN_LOST, attempts: 1, summary: null });
+    expect(await second.scans.findById(held.id)).toMatchObject({ error: 'npm:sleep-10: fake' });
+    const events = await second.scans.eventsAfter(lost.scan!.id, 0);
+    expect(events.map((event) => event.event)).toEqual(['failed']);
     await second.runner.stop(0);
   });
 

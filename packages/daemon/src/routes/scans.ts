@@ -372,6 +372,7 @@ async function submitScan(
       input: body.input,
       mode: body.mode,
       visibility,
+      bearerTokenGiven: body.bearer_token !== undefined,
       ...describeTarget(checked.target),
     },
     buckets: plan.buckets,

@@ -208,12 +208,14 @@ export interface ScanRecord {
   summary: Omit<ScanSummary, 'source' | 'package' | 'version'> | null;
   error: string | null;
   attempts: number;
+  /** The submission carried a bearer token for its remote endpoint (the token itself lives only in the runner's memory). */
+  bearerTokenGiven: boolean;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
 }
 
-export type NewScan = Pick<ScanRecord, 'id' | 'userId' | 'orgId' | 'keyId' | 'input' | 'mode' | 'visibility' | 'source' | 'package' | 'version'>;
+export type NewScan = Pick<ScanRecord, 'id' | 'userId' | 'orgId' | 'keyId' | 'input' | 'mode' | 'visibility' | 'source' | 'package' | 'version' | 'bearerTokenGiven'>;
 
 /** Position in a newest-first list: the last item of the previous page. */
 export interface ScanCursor {

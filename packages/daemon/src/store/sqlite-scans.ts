@@ -32,6 +32,7 @@ interface ScanRow {
   tools_count: number | null;
   error: string | null;
   attempts: number;
+  bearer_token_given: 0 | 1;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -39,7 +40,7 @@ interface ScanRow {
 
 // Every column but `result`: lists never carry the (possibly large) report.
 const SCAN_COLUMNS = `id, user_id, org_id, key_id, input, mode, visibility, status, source, package, version, score, grade, counts,
-  findings_count, tools_count, error, attempts, created_at, started_at, finished_at`;
+  findings_count, tools_count, error, attempts, bearer_token_given, created_at, started_at, finished_at`;
 
 export function toScanRecord(row: ScanRow): ScanRecord {
   return {
@@ -66,6 +67,7 @@ export function toScanRecord(row: ScanRow): ScanRecord {
           },
     error: row.error,
     attempts: row.attempts,
+    bearerTokenGiven: row.bearer_token_given === 1,
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
@@ -86,10 +88,10 @@ export class SqliteScanRepository implements ScanRepository {
       if (!decision.allowed) return { decision };
       this.db
         .prepare(
-          `INSERT INTO scans (id, user_id, org_id, key_id, input, mode, visibility, status, source, package, version, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
+          `INSERT INTO scans (id, user_id, org_id, key_id, input, mode, visibility, status, source, package, version, bearer_token_given, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)`,
         )
-        .run(scan.id, scan.userId, scan.orgId, scan.keyId, scan.input, scan.mode, scan.visibility, scan.source, scan.package, scan.version, createdAt);
+        .run(scan.id, scan.userId, scan.orgId, scan.keyId, scan.input, scan.mode, scan.visibility, scan.source, scan.package, scan.version, scan.bearerTokenGiven ? 1 : 0, createdAt);
       const record: ScanRecord = {
         ...scan,
         status: 'queued',

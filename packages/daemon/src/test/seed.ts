@@ -71,6 +71,7 @@ export async function seedScan(services: Services, seed: SeedScan): Promise<stri
       input,
       mode,
       visibility: seed.visibility ?? 'public',
+      bearerTokenGiven: false,
       source: isPackage ? seed.kind : null,
       package: isPackage ? seed.name : null,
       version: seed.version ?? null,
