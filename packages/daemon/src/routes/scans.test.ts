@@ -338,7 +338,7 @@ describe('reading scans', () => {
     for (let i = 0; i < 7; i++) {
       // Seeded through the repository: the burst allows 30 a minute, but the clock would need to move for more.
       const { scan } = await server.services.scans.submit({
-        scan: { id: randomUUID(), userId: user.id, orgId: null, keyId: null, input: clean, mode: 'fast', visibility: 'public', source: 'directory', package: null, version: null },
+        scan: { id: randomUUID(), userId: user.id, orgId: null, keyId: null, input: clean, mode: 'fast', visibility: 'public', source: 'directory', package: null, version: null, bearerTokenGiven: false },
         buckets: [],
         now: new Date(Date.UTC(2026, 10, 1, 0, 0, i)),
       });
