@@ -14,7 +14,7 @@ export { parseTarget, expandTarget, fetchTarget, TargetError, type GitNetworkPol
 export { isPublicAddress, isLoopbackHost } from './scan/sources/addresses.js';
 export { hasCredentials, parseHeader, urlCarriesCredentials } from './scan/remote/headers.js';
 export { requiresOAuthSignIn } from './scan/remote/scan.js';
-export { DEFAULT_REMOTE_LIMITS, type RemoteLimits } from './scan/remote/fetch.js';
+export { DEFAULT_REMOTE_LIMITS, proxyAgent, proxyFromEnv, type ProxySettings, type RemoteLimits } from './scan/remote/fetch.js';
 export { isScannable, removeAllTempDirs, removeAllTempDirsSync } from './scan/target.js';
 export { killAllProcessGroups, killAllProcessGroupsSync, killProcessGroup, watchProcessGroups, type ProcessGroupEvent } from './scan/sources/process-groups.js';
 export { discoverConfigs, type DiscoveredConfig } from './scan/discover.js';

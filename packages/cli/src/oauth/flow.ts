@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { SVC_VERSION, visibleLine } from '@svc/core';
+import { proxyAgent, proxyFromEnv, SVC_VERSION, visibleLine } from '@svc/core';
+import { fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import type { CredentialStore } from '../credentials/store.js';
 import type { CommandIo } from '../terminal.js';
 import { systemBrowser, type OpenBrowser } from './browser.js';
@@ -22,7 +24,7 @@ export interface StoredOAuth {
 }
 
 export interface OAuthContext {
-  io: Pick<CommandIo, 'stderr' | 'signal' | 'clock'>;
+  io: Pick<CommandIo, 'stderr' | 'signal' | 'clock' | 'env'>;
   store: CredentialStore;
   /** Opens the authorization URL; tests pass one that plays the browser. Default: the platform's opener. */
   openBrowser?: OpenBrowser;
@@ -130,8 +132,16 @@ class SvcOAuthProvider implements OAuthClientProvider {
 }
 
 /** Fetch for the OAuth conversation: the command's Ctrl-C and a bound on each request, so a silent server cannot hang it. */
-function oauthFetch(signal: AbortSignal): typeof fetch {
-  return (input, init) => fetch(input, { ...init, signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]) });
+/** The SDK's fetch for discovery, registration and tokens: bounded in time, through the user's HTTP(S)_PROXY. */
+function oauthFetch(io: OAuthContext['io']): FetchLike {
+  const proxy = proxyFromEnv(io.env);
+  const dispatcher = proxy && proxyAgent(proxy);
+  return async (url, init) =>
+    (await undiciFetch(url, {
+      ...(init as UndiciRequestInit),
+      signal: AbortSignal.any([io.signal, AbortSignal.timeout(30_000)]),
+      ...(dispatcher && { dispatcher }),
+    })) as unknown as Response;
 }
 
 /**
@@ -143,7 +153,7 @@ export async function refreshTokens(endpoint: URL, stored: StoredOAuth, context:
   // The redirect URL is not used by a refresh; the SDK asks for one only to know this is an interactive client.
   const provider = new SvcOAuthProvider(stored.client && 'redirect_uris' in stored.client ? String(stored.client.redirect_uris[0]) : 'http://127.0.0.1/callback', '', undefined, stored);
   try {
-    if ((await auth(provider, { serverUrl: endpoint, fetchFn: oauthFetch(context.io.signal) })) !== 'AUTHORIZED') return undefined;
+    if ((await auth(provider, { serverUrl: endpoint, fetchFn: oauthFetch(context.io) })) !== 'AUTHORIZED') return undefined;
   } catch (error) {
     if (error instanceof BrowserNeeded) return undefined;
     context.io.stderr.write(`svc: could not refresh the OAuth token for ${endpoint.href}: ${visibleLine(message(error))}\n`);
@@ -159,7 +169,7 @@ export async function refreshTokens(endpoint: URL, stored: StoredOAuth, context:
  * redirect URL has a new port every time, which an authorization server may check exactly. Throws SignInError.
  */
 export async function signIn(endpoint: URL, context: OAuthContext): Promise<StoredOAuth> {
-  const fetchFn = oauthFetch(context.io.signal);
+  const fetchFn = oauthFetch(context.io);
   const state = randomBytes(24).toString('base64url');
   const loopback = await startLoopback({ state, signal: context.io.signal });
   try {
@@ -189,7 +199,7 @@ export async function signIn(endpoint: URL, context: OAuthContext): Promise<Stor
  * The endpoint's `WWW-Authenticate` challenge (its resource metadata URL and scope, RFC 9728 §5.1), which the MCP
  * authorization spec has clients prefer over guessing the well-known URL. An `initialize` without a token draws it.
  */
-async function readChallenge(endpoint: URL, fetchFn: typeof fetch): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+async function readChallenge(endpoint: URL, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
   try {
     const response = await fetchFn(endpoint, {
       method: 'POST',

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { napiKeychain, openCredentialStore, probeKeychain } from '../credentials/store.js';
 import { captureIo, runSvc, type CapturedIo } from '../test/io.js';
 import { POISONED_DESCRIPTION, startOAuthServer, testBrowser as browser, type OAuthTestServer, type TestBrowser as Browser } from '../test/oauth-server.js';
+import { startTestProxy } from '../../../core/src/scan/remote/testing.js';
 import { loadTokens } from './flow.js';
 
 // `svc scan <url>` against a real OAuth-protected MCP endpoint (test/oauth-server.ts: the SDK's authorization server
@@ -90,6 +91,28 @@ describe('OAuth sign-in to a remote MCP endpoint', () => {
     expect(refreshed!.tokens.access_token).not.toBe(stored!.tokens.access_token);
     expect(refreshed!.expiresAt).toBe(hours(3).toISOString());
     expect(server.authorizations.at(-1)).toBe(`Bearer ${refreshed!.tokens.access_token}`);
+  });
+
+  it('signs in and scans through the user\'s HTTP proxy: discovery, registration, token and listing all go through it', async () => {
+    const proxy = await startTestProxy();
+    try {
+      const env = { SVC_CONFIG_DIR: dir, SVC_CREDENTIAL_STORE: 'file', HTTP_PROXY: proxy.url };
+      const signIn = await scan([server.url, '--oauth'], io(T0, browser(), env));
+      expect(signIn.code, signIn.stderr).toBe(1);
+      expect(signIn.run.reports[0].coverage.status).toBe('scanned');
+      expect(new Set(proxy.tunnels)).toEqual(new Set([new URL(server.url).host, new URL(server.issuer).host]));
+      const requests = proxy.requests.map((request) => request.replace(/\?.*$/, ''));
+      expect(requests).toEqual(
+        expect.arrayContaining([
+          `GET /.well-known/oauth-protected-resource${new URL(server.url).pathname}`,
+          'POST /register',
+          'POST /token',
+          `POST ${new URL(server.url).pathname}`,
+        ]),
+      );
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('signs in anew when the server revoked the sign-in and the refresh fails; without a terminal it only says so', async () => {

@@ -2,10 +2,12 @@
 // for the posture probes) that keeps every request on the endpoint's origin, follows no redirect itself (the SDK
 // follows same-origin ones, nothing else), caps the bytes of each response, applies connect and total timeouts, and
 // in the daemon refuses private and loopback addresses at connect time (so DNS cannot answer differently later).
+// Where private addresses are allowed (the CLI), it goes through the user's HTTP(S)_PROXY like the registry sources;
+// the daemon's address check needs the endpoint's own address, which a proxy would resolve out of its sight.
 
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import { Agent, EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher, type RequestInit as UndiciRequestInit } from 'undici';
 import { isPublicAddress } from '../sources/addresses.js';
 
 export interface RemoteLimits {
@@ -25,6 +27,26 @@ export const DEFAULT_REMOTE_LIMITS: RemoteLimits = {
   maxResponseBytes: 4 * 1024 * 1024,
   maxPages: 20,
 };
+
+/** Proxy settings as curl and npm read them (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, in either case). */
+export interface ProxySettings {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+}
+
+/** The proxy settings of an environment; undefined when it names no proxy. */
+export function proxyFromEnv(env: Record<string, string | undefined> | undefined): ProxySettings | undefined {
+  const read = (name: string) => env?.[name.toLowerCase()] || env?.[name] || undefined;
+  const settings = { httpProxy: read('HTTP_PROXY'), httpsProxy: read('HTTPS_PROXY'), noProxy: read('NO_PROXY') };
+  return settings.httpProxy || settings.httpsProxy ? settings : undefined;
+}
+
+/** A dispatcher that sends requests through the proxy of `settings`, and those for `noProxy` hosts directly. */
+export function proxyAgent(settings: ProxySettings, options: Omit<EnvHttpProxyAgent.Options, 'httpProxy' | 'httpsProxy' | 'noProxy'> = {}): EnvHttpProxyAgent {
+  // Empty strings, not undefined: undici would fall back to this process's own environment.
+  return new EnvHttpProxyAgent({ ...options, httpProxy: settings.httpProxy ?? '', httpsProxy: settings.httpsProxy ?? '', noProxy: settings.noProxy ?? '' });
+}
 
 /** What one response said, for the posture checks (statuses, the auth challenge, CORS and session headers). */
 export interface Exchange {
@@ -48,20 +70,21 @@ export class GuardedFetch {
   /** The network error of the last request that got no answer (`ECONNREFUSED`, a refused address …). */
   networkError?: string;
   readonly #origin: string;
-  readonly #agent: Agent;
+  readonly #agent: Dispatcher;
   readonly #signal: AbortSignal;
   readonly #limits: RemoteLimits;
 
-  constructor(endpoint: URL, options: { limits: RemoteLimits; allowPrivate: boolean; signal?: AbortSignal }) {
+  /** `proxy` is used only with `allowPrivate`: behind a proxy, the address connected to is the proxy's. */
+  constructor(endpoint: URL, options: { limits: RemoteLimits; allowPrivate: boolean; proxy?: ProxySettings; signal?: AbortSignal }) {
     this.#origin = endpoint.origin;
     this.#limits = options.limits;
     const total = AbortSignal.timeout(options.limits.totalTimeoutMs);
     this.#signal = options.signal ? AbortSignal.any([options.signal, total]) : total;
-    this.#agent = new Agent({
-      connect: { timeout: options.limits.connectTimeoutMs, ...(options.allowPrivate ? {} : { lookup: publicOnlyLookup }) },
-      headersTimeout: options.limits.totalTimeoutMs,
-      bodyTimeout: options.limits.totalTimeoutMs,
-    });
+    const timeouts = { headersTimeout: options.limits.totalTimeoutMs, bodyTimeout: options.limits.totalTimeoutMs };
+    this.#agent =
+      options.allowPrivate && options.proxy
+        ? proxyAgent(options.proxy, { connect: { timeout: options.limits.connectTimeoutMs }, ...timeouts })
+        : new Agent({ connect: { timeout: options.limits.connectTimeoutMs, ...(options.allowPrivate ? {} : { lookup: publicOnlyLookup }) }, ...timeouts });
     const host = endpoint.hostname.replace(/^\[|\]$/g, '');
     // A literal address is never looked up, so it is checked here.
     if (!options.allowPrivate && isIP(host) && !isPublicAddress(host)) {

@@ -5,7 +5,7 @@ import { createLockfile, pinReport, serverKey } from '../lockfile.js';
 import { parseTarget } from '../target.js';
 import { requiresOAuthSignIn } from './scan.js';
 import { displayUrl, expandHeaders, parseHeader, redactor } from './headers.js';
-import { startTestServer, type TestServer } from './testing.js';
+import { startTestProxy, startTestServer, type TestServer } from './testing.js';
 
 const clock = () => new Date('2026-01-01T00:00:00Z');
 const CLEAN_TOOLS = [
@@ -105,6 +105,31 @@ describe('live scans of remote MCP endpoints', () => {
     const wrong = await scanTarget(remote(server.url), { clock, source: { remote: { headers: { Authorization: 'Bearer wrong-token' } } } });
     expect(wrong.coverage.reasons[0]).toMatch(/refused the credentials/);
     expect(JSON.stringify(wrong)).not.toContain('wrong-token');
+  });
+
+  it('goes through the user\'s HTTP proxy unless NO_PROXY names the host, and the daemon never does', async () => {
+    const server = await serve({ tools: CLEAN_TOOLS });
+    const proxy = await startTestProxy();
+    try {
+      const host = new URL(server.url).host;
+      const viaProxy = await scanTarget(remote(server.url), { clock, source: { remote: { env: { HTTP_PROXY: proxy.url } } } });
+      expect(viaProxy.coverage.status).toBe('scanned');
+      expect(viaProxy.tools.filter((tool) => tool.kind === 'tool')).toHaveLength(2);
+      expect(proxy.tunnels.length).toBeGreaterThan(0);
+      expect(new Set(proxy.tunnels)).toEqual(new Set([host]));
+
+      proxy.tunnels.length = 0;
+      const direct = await scanTarget(remote(server.url), { clock, source: { remote: { env: { https_proxy: proxy.url, http_proxy: proxy.url, no_proxy: '127.0.0.1' } } } });
+      expect(direct.coverage.status).toBe('scanned');
+      expect(proxy.tunnels).toEqual([]);
+
+      // The daemon: private addresses refused, so no proxy (it would resolve the endpoint out of the check's sight).
+      const daemon = scanInputs([server.url], { clock, source: { remote: { allowPrivate: false, env: { HTTP_PROXY: proxy.url } } } });
+      expect((await daemon).errors[0]?.message).toMatch(/127\.0\.0\.1 is not a public address/);
+      expect(proxy.tunnels).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('says an OAuth server needs sign-in, also when a token was refused, so the CLI knows to sign in', async () => {

@@ -19,7 +19,7 @@ import { TargetError } from '../sources/errors.js';
 import { applySuppressions } from '../suppressions.js';
 import { listRemote, type RemoteListing } from './client.js';
 import { remoteDefinitions } from './definitions.js';
-import { DEFAULT_REMOTE_LIMITS, GuardedFetch, RemoteFetchError } from './fetch.js';
+import { DEFAULT_REMOTE_LIMITS, GuardedFetch, proxyFromEnv, RemoteFetchError } from './fetch.js';
 import { displayUrl, expandHeaders, hasCredentials, redactor } from './headers.js';
 import { corsObservations, noAuthObservation, probeForeignOrigin, urlObservations } from './posture.js';
 
@@ -55,7 +55,8 @@ export async function scanRemote(target: RemoteTarget, options: ScanOptions = {}
   options.onEvent?.({ type: 'stage', target: label, stage: 'fetch' });
   let guard: GuardedFetch;
   try {
-    guard = new GuardedFetch(url, { limits, allowPrivate: remote.allowPrivate !== false, signal: options.signal });
+    const proxy = proxyFromEnv(remote.env);
+    guard = new GuardedFetch(url, { limits, allowPrivate: remote.allowPrivate !== false, ...(proxy && { proxy }), signal: options.signal });
   } catch (error) {
     throw new TargetError(target.input, (error as Error).message);
   }

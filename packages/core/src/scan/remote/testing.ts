@@ -2,7 +2,7 @@
 // legacy SSE) server transport, on 127.0.0.1 and an ephemeral port. Tests only; nothing in the product imports this.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -130,6 +130,58 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       for (const transport of sse.values()) await transport.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+export interface TestProxy {
+  url: string;
+  /** The `host:port` of every CONNECT tunnel the proxy opened, in order. */
+  tunnels: string[];
+  /** `METHOD /path` of each plain-HTTP request sent through a tunnel (https tunnels are opaque). */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A forward proxy on 127.0.0.1 as corporate networks run them: it opens CONNECT tunnels (undici's proxy agent tunnels
+ * http and https alike) and records each one, so a test can see what went through it.
+ */
+export async function startTestProxy(): Promise<TestProxy> {
+  const tunnels: string[] = [];
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  const proxy = createServer((_request, response) => response.writeHead(405).end());
+  proxy.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
+    sockets.add(client);
+    const target = request.url ?? '';
+    tunnels.push(target);
+    const separator = target.lastIndexOf(':');
+    const upstream = connect(Number(target.slice(separator + 1)), target.slice(0, separator).replace(/^\[|\]$/g, ''), () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+      client.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString('latin1').matchAll(/^(GET|POST|PUT|DELETE|OPTIONS|HEAD) (\S+) HTTP\/1\.1\r$/gm)) requests.push(`${line[1]} ${line[2]}`);
+      });
+    });
+    sockets.add(upstream);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.on('error', end);
+    client.on('error', end);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    tunnels,
+    requests,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
     },
   };
 }

@@ -30,7 +30,11 @@ export interface RemoteOptions {
    * tokens, each sent only to the endpoint it was issued for. Plain data like the rest, so it crosses to the workers.
    */
   endpointHeaders?: Record<string, Record<string, string>>;
-  /** Where a config's `${env:VAR}` / `${VAR}` header references are read; without it (the daemon) they are refused. */
+  /**
+   * The user's environment: where a config's `${env:VAR}` / `${VAR}` header references are read, and its
+   * `HTTP(S)_PROXY` / `NO_PROXY` when private addresses are allowed. Without it (the daemon) references are refused
+   * and endpoints are reached directly.
+   */
   env?: Record<string, string | undefined>;
   /** false (the daemon, unless SVC_REMOTE_ALLOW_PRIVATE=1): loopback, private and link-local addresses are refused. */
   allowPrivate?: boolean;
