@@ -2,7 +2,7 @@
 export * from './scan/model.js';
 export type { ScanEvent, ScanEventListener, Stage } from './scan/events.js';
 export { STAGES } from './scan/events.js';
-export { scanInputs, scanTarget, scanWorkspace, targetLabel, type ScanOptions } from './scan/engine.js';
+export { describeError, scanInputs, scanTarget, scanWorkspace, targetLabel, type ScanOptions } from './scan/engine.js';
 export type { WorkerPoolOptions } from './scan/target-pool.js';
 export { CONFIG_FILE, createBaseline, readBaseline, type Baseline, type SuppressionOptions } from './scan/suppressions.js';
 export { inventoryWorkspace, DEFAULT_INVENTORY_LIMITS, type Inventory, type InventoryLimits } from './scan/inventory.js';

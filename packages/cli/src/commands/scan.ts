@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { describeWhere, discoverConfigs, formatRun, parseHeader, readBaseline, removeAllTempDirs, scanInputs, SEVERITIES, targetTitle, visibleLine } from '@svc/core';
+import { describeError, describeWhere, discoverConfigs, formatRun, parseHeader, readBaseline, removeAllTempDirs, scanInputs, scanTarget, SEVERITIES, targetLabel, targetTitle, visibleLine } from '@svc/core';
 import type { Lockfile, ReportFormat, ScanMode, ScanOptions, ScanRun, SuppressionOptions } from '@svc/core';
 import { EXIT, type FailOn } from '../exit-codes.js';
 import { exitCodeForRun } from '../run-exit-code.js';
@@ -144,7 +144,13 @@ export async function scanCommand(targets: string[], options: ScanCommandOptions
   progress.stop();
   // Sign-in needs the terminal to itself, so it comes after the progress view; each endpoint is then scanned again.
   if (oauth) {
-    run = await oauth.signInWhereAsked(run, (input, signedIn) => scanInputs([input], scanOptions({ ...endpointHeaders, ...signedIn })));
+    run = await oauth.signInWhereAsked(run, async (target, signedIn) => {
+      try {
+        return { report: await scanTarget(target, scanOptions({ ...endpointHeaders, ...signedIn })) };
+      } catch (error) {
+        return { failure: { input: targetLabel(target), message: describeError(error) } };
+      }
+    });
     if (io.signal.aborted) {
       io.stderr.write('svc: interrupted\n');
       return EXIT.interrupted;

@@ -1,26 +1,32 @@
-import { hasCredentials, requiresOAuthSignIn, visibleLine } from '@svc/core';
-import type { ScanRun } from '@svc/core';
+import { expandTarget, hasCredentials, parseTarget, requiresOAuthSignIn, visibleLine } from '@svc/core';
+import type { ScanReport, ScanRun, ScanTarget, TargetFailure } from '@svc/core';
 import { openCredentialStore, type CredentialStore } from '../credentials/store.js';
 import type { CommandIo } from '../terminal.js';
 import { isFresh, loadTokens, refreshTokens, signIn, type OAuthContext } from './flow.js';
 import { SignInError } from './loopback.js';
 
-// OAuth for the remote endpoints named on `svc scan`'s command line, around the scan rather than inside it.
+// OAuth for remote endpoints, around the scan rather than inside it: those named on `svc scan`'s command line, and
+// the url servers of the client configs it scans that send no credentials of their own.
 //
 // Why around: several targets are scanned on worker threads (core's target-pool.ts), and what crosses to a worker is
 // plain data, never an object with functions such as an OAuth provider; a browser and a keychain have no place in
 // core either. So the CLI, on the main thread, (1) before the scan turns stored tokens into a bearer header for their
-// own endpoint only (core's `endpointHeaders`), refreshing expired ones; (2) after the scan, for each endpoint whose
+// own endpoint URL only (core's `endpointHeaders`), refreshing expired ones; (2) after the scan, for each endpoint whose
 // report says it requires OAuth sign-in (none stored, or the stored one refused), signs in in the browser when the
 // session is interactive, and scans that endpoint once more with the new token.
-//
-// Endpoints in a client config are not signed in to: a config's server carries its own headers (remote/scan.ts).
 
-export type ScanAgain = (input: string, endpointHeaders: Record<string, Record<string, string>>) => Promise<ScanRun>;
+/** Scans one endpoint again with the sign-in headers added: its report, or why it failed. */
+export type ScanAgain = (target: ScanTarget, endpointHeaders: Record<string, Record<string, string>>) => Promise<{ report: ScanReport } | { failure: TargetFailure }>;
+
+/** An endpoint OAuth may sign in to: its URL and the target that scans it (a command-line input or a config's server). */
+interface Endpoint {
+  url: URL;
+  target: Extract<ScanTarget, { kind: 'remote' }>;
+}
 
 export class EndpointOAuth {
   private constructor(
-    private readonly endpoints: Map<string, URL>,
+    private readonly endpoints: readonly Endpoint[],
     private readonly context: OAuthContext & { store: CredentialStore },
     /** Whether a browser may be opened: `--oauth`, or a terminal on stdin and stderr unless `--no-oauth`. */
     readonly interactive: boolean,
@@ -28,13 +34,13 @@ export class EndpointOAuth {
 
   /**
    * Undefined when OAuth does not apply: `--no-oauth`, credentials given on the command line (they win), or no
-   * http(s) endpoint among the inputs. Opens the credential store otherwise.
+   * http(s) endpoint among the inputs and their configs' servers. Opens the credential store otherwise.
    */
   static async open(inputs: readonly string[], headers: Record<string, string>, oauth: boolean | undefined, io: CommandIo): Promise<EndpointOAuth | undefined> {
     if (oauth === true && hasCredentials(headers)) throw new Error('--oauth cannot be combined with credentials given by --header or --bearer-token-env');
     if (oauth === false || hasCredentials(headers)) return undefined;
-    const endpoints = new Map(inputs.filter((input) => /^https?:\/\//i.test(input) && URL.canParse(input)).map((input) => [input, new URL(input)]));
-    if (endpoints.size === 0) return undefined;
+    const endpoints = await endpointsOf(inputs);
+    if (endpoints.length === 0) return undefined;
     const store = await openCredentialStore(io);
     const interactive = oauth === true || (io.stdin?.isTTY === true && io.stderr.isTTY === true);
     return new EndpointOAuth(endpoints, { io, store, ...(io.openBrowser ? { openBrowser: io.openBrowser } : {}) }, interactive);
@@ -43,10 +49,11 @@ export class EndpointOAuth {
   /** `Authorization` headers from the stored tokens, per endpoint href; expired tokens are refreshed first. */
   async storedHeaders(): Promise<Record<string, Record<string, string>>> {
     const out: Record<string, Record<string, string>> = {};
-    for (const endpoint of this.endpoints.values()) {
-      let stored = await loadTokens(this.context.store, endpoint);
-      if (stored && !isFresh(stored, this.context.io.clock())) stored = await refreshTokens(endpoint, stored, this.context);
-      if (stored) out[endpoint.href] = bearer(stored.tokens.access_token);
+    for (const { url } of this.endpoints) {
+      if (out[url.href]) continue;
+      let stored = await loadTokens(this.context.store, url);
+      if (stored && !isFresh(stored, this.context.io.clock())) stored = await refreshTokens(url, stored, this.context);
+      if (stored) out[url.href] = bearer(stored.tokens.access_token);
     }
     return out;
   }
@@ -59,24 +66,29 @@ export class EndpointOAuth {
     if (!this.interactive) return run;
     const reports = [...run.reports];
     const errors = [...run.errors];
-    for (const [input, endpoint] of this.endpoints) {
-      const index = reports.findIndex((report) => report.target.input === input && !report.target.origin && requiresOAuthSignIn(report));
+    // One sign-in per URL, however many times it is named (on the command line and in configs).
+    const tokens = new Map<string, string>();
+    for (const { url, target } of this.endpoints) {
+      const index = reports.findIndex((report) => sameTarget(report.target, target) && requiresOAuthSignIn(report));
       if (index < 0) continue;
-      let token: string;
-      try {
-        token = (await signIn(endpoint, this.context)).tokens.access_token;
-      } catch (error) {
-        if (this.context.io.signal.aborted) break;
-        const reason = error instanceof SignInError ? error.message : String(error);
-        this.context.io.stderr.write(`svc: OAuth sign-in to ${endpoint.href} failed: ${visibleLine(reason)}; nothing was stored\n`);
-        continue;
+      let token = tokens.get(url.href);
+      if (token === undefined) {
+        try {
+          token = (await signIn(url, this.context)).tokens.access_token;
+        } catch (error) {
+          if (this.context.io.signal.aborted) break;
+          const reason = error instanceof SignInError ? error.message : String(error);
+          this.context.io.stderr.write(`svc: OAuth sign-in to ${url.href} failed: ${visibleLine(reason)}; nothing was stored\n`);
+          continue;
+        }
+        tokens.set(url.href, token);
+        this.context.io.stderr.write(`svc: signed in to ${url.href} (tokens kept in ${this.context.store.kind === 'keychain' ? 'the OS keychain' : 'the credentials file'}); scanning it again\n`);
       }
-      this.context.io.stderr.write(`svc: signed in to ${endpoint.href} (tokens kept in ${this.context.store.kind === 'keychain' ? 'the OS keychain' : 'the credentials file'}); scanning it again\n`);
-      const again = await scanAgain(input, { [endpoint.href]: bearer(token) });
-      if (again.reports[0]) reports[index] = again.reports[0];
+      const again = await scanAgain(target, { [url.href]: bearer(token) });
+      if ('report' in again) reports[index] = again.report;
       else {
         reports.splice(index, 1);
-        errors.push(...again.errors);
+        errors.push(again.failure);
       }
     }
     return { ...run, reports, errors };
@@ -85,4 +97,32 @@ export class EndpointOAuth {
 
 function bearer(token: string): Record<string, string> {
   return { Authorization: `Bearer ${token}` };
+}
+
+/**
+ * The http(s) endpoints among the inputs, then the url servers of the configs among them that send no credentials of
+ * their own (those sign in their own way). An input that does not parse is left to the scan, which reports it.
+ */
+async function endpointsOf(inputs: readonly string[]): Promise<Endpoint[]> {
+  const endpoints: Endpoint[] = [];
+  for (const input of inputs) {
+    let targets: ScanTarget[];
+    try {
+      targets = await expandTarget(parseTarget(input));
+    } catch {
+      continue;
+    }
+    for (const target of targets) {
+      if (target.kind !== 'remote' || !/^https?:\/\//i.test(target.url) || !URL.canParse(target.url)) continue;
+      if (target.origin && hasCredentials(target.headers ?? {})) continue;
+      endpoints.push({ url: new URL(target.url), target });
+    }
+  }
+  return endpoints;
+}
+
+/** Whether a report is the one of this target: a command-line endpoint by its input, a config's server by its entry. */
+function sameTarget(reported: ScanReport['target'], target: Endpoint['target']): boolean {
+  if (!target.origin) return reported.input === target.input && !reported.origin;
+  return reported.origin?.configPath === target.origin.configPath && reported.origin.serverName === target.origin.serverName;
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -113,6 +113,36 @@ describe('OAuth sign-in to a remote MCP endpoint', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it('signs in to a config\'s url server, keeps its config origin, and uses the stored token in later scans of the config', async () => {
+    const config = join(dir, 'mcp.json');
+    await writeFile(config, JSON.stringify({ mcpServers: { notes: { url: server.url }, pinned: { url: server.url, headers: { Authorization: 'Bearer ${env:NOTES_TOKEN}' } } } }));
+    const env = { SVC_CONFIG_DIR: dir, SVC_CREDENTIAL_STORE: 'file', NOTES_TOKEN: 'not-a-valid-token' };
+    const first = browser();
+    const signIn = await scan([config, '--oauth'], io(T0, first, env));
+    expect(signIn.code, signIn.stderr).toBe(2);
+    // One sign-in for the server without credentials of its own; the one sending its own header is left to them.
+    expect(first.visits).toHaveLength(1);
+    const [notes, pinned] = signIn.run.reports;
+    expect(notes.target.origin).toMatchObject({ configPath: config, serverName: 'notes' });
+    expect(notes.coverage.status).toBe('scanned');
+    expect(notes.tools.some((tool: { name: string }) => tool.name === 'add')).toBe(true);
+    expect(pinned.target.origin).toMatchObject({ serverName: 'pinned' });
+    expect(pinned.coverage.status).toBe('not-scanned');
+    expect(pinned.coverage.reasons[0]).toMatch(/refused the credentials/);
+    const stored = await loadTokens(await storeOf(env), new URL(server.url));
+    expect(server.authorizations).toContain(`Bearer ${stored!.tokens.access_token}`);
+
+    // A later scan of the config, not on a terminal: the stored token goes to that server, no browser.
+    const withToken = () => server.authorizations.filter((header) => header === `Bearer ${stored!.tokens.access_token}`).length;
+    const before = withToken();
+    const none = browser();
+    const again = await scan([config], io(hours(0.5), none, env));
+    expect(none.visits).toEqual([]);
+    expect(again.run.reports[0].coverage.status).toBe('scanned');
+    expect(withToken()).toBeGreaterThan(before);
+    expect(server.provider.grants).toEqual(['authorization_code']);
   });
 
   it('signs in anew when the server revoked the sign-in and the refresh fails; without a terminal it only says so', async () => {

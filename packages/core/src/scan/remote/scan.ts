@@ -41,10 +41,17 @@ export async function scanRemote(target: RemoteTarget, options: ScanOptions = {}
   const label = target.origin ? `${target.origin.serverName} (${target.input})` : target.input;
 
   // A config's server carries its own headers; the command line's go only to endpoints named on the command line,
-  // so a token given for one server never reaches the others a config lists.
+  // so a token given for one server never reaches the others a config lists. A sign-in token (endpointHeaders) is
+  // bound to one endpoint URL, so it goes to that URL wherever it is named, unless a config's server sends its own
+  // credentials.
   let headers: Record<string, string>;
   try {
-    headers = target.origin ? expandHeaders(target.headers ?? {}, remote.env) : { ...remote.headers, ...remote.endpointHeaders?.[url.href] };
+    if (target.origin) {
+      const own = expandHeaders(target.headers ?? {}, remote.env);
+      headers = hasCredentials(own) ? own : { ...own, ...remote.endpointHeaders?.[url.href] };
+    } else {
+      headers = { ...remote.headers, ...remote.endpointHeaders?.[url.href] };
+    }
   } catch (error) {
     throw new TargetError(target.input, (error as Error).message);
   }

@@ -26,8 +26,9 @@ export interface RemoteOptions {
   /** Headers for endpoints named on the command line (`--header`, `--bearer-token-env`); never sent to a config's servers. */
   headers?: Record<string, string>;
   /**
-   * Headers for one endpoint named on the command line, keyed by its URL's href, added to `headers`: the CLI's OAuth
-   * tokens, each sent only to the endpoint it was issued for. Plain data like the rest, so it crosses to the workers.
+   * Headers for one endpoint, keyed by its URL's href: the CLI's OAuth tokens, each sent only to the endpoint it was
+   * issued for, whether named on the command line (added to `headers`) or as a config's url server that sends no
+   * credentials of its own. Plain data like the rest, so it crosses to the workers.
    */
   endpointHeaders?: Record<string, Record<string, string>>;
   /**
