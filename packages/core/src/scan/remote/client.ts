@@ -40,7 +40,16 @@ export async function listRemote(url: URL, headers: Record<string, string>, guar
     // Only a server that answered, and not with an auth refusal, may speak the older transport.
     if (answered === undefined || answered === 401 || answered === 403 || answered < 400 || answered >= 500) throw error;
     transport = 'sse';
-    client = await connect(new SSEClientTransport(url, { fetch: guard.fetch, requestInit }));
+    try {
+      client = await connect(new SSEClientTransport(url, { fetch: guard.fetch, requestInit }));
+    } catch (sseError) {
+      // The SSE error alone ("Non-200 status code") hides the first answer, which usually says what was wrong.
+      throw new ConnectFailure(
+        `it answered the Streamable HTTP initialize with HTTP ${answered} (${errorText(error)}) and the legacy HTTP+SSE transport failed too ` +
+          `(${errorText(sseError)}): a gateway that wants a credential may answer this way`,
+        { cause: sseError },
+      );
+    }
   }
   try {
     const capabilities = client.getServerCapabilities() ?? {};
@@ -133,4 +142,9 @@ export function initializeBody(): string {
     method: 'initialize',
     params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'svc', version: SVC_VERSION } },
   });
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }

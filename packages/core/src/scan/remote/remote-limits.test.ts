@@ -71,6 +71,22 @@ describe('remote scan safety', () => {
     expect(elsewhere).toBe(0);
   });
 
+  it('says what the endpoint answered when neither transport is accepted (an API-key gate answering 400)', async () => {
+    const seen: string[] = [];
+    const host = await listen(
+      createHttpServer((req, res) => {
+        seen.push(`${req.method} ${req.url}`);
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'missing X-Api-Key header' }));
+      }),
+    );
+    const run = await scanInputs([`http://${host}/mcp`], { clock });
+    expect(run.reports).toEqual([]);
+    expect(seen).toEqual(['POST /mcp', 'GET /mcp']);
+    expect(run.errors[0]!.message).toMatch(
+      /^cannot list the endpoint: it answered the Streamable HTTP initialize with HTTP 400 \(.*missing X-Api-Key header.*\) and the legacy HTTP\+SSE transport failed too \(.*\): a gateway that wants a credential may answer this way/,
+    );
+  });
+
   it('does not grade an endpoint whose tool list is over the byte limit', async () => {
     const server = await startTestServer({ tools: [{ name: 'big', description: 'x'.repeat(50_000) }] });
     closers.push(() => server.close());

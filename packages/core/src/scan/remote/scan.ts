@@ -185,7 +185,7 @@ function refusalReason(guard: GuardedFetch, credentials: boolean): string | unde
 /** The reason a connection failed, cut short: the SDK's errors can quote whole response bodies of the server. */
 function connectError(error: unknown, guard: GuardedFetch): string {
   const message = error instanceof RemoteFetchError ? error.message : guard.networkError && guard.exchanges.length === 0 ? guard.networkError : error instanceof Error ? error.message : String(error);
-  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
+  return message.length > 400 ? `${message.slice(0, 400)}…` : message;
 }
 
 /** sha256 over the listed definitions (stable order), so two scans of an unchanged server hash the same. */
