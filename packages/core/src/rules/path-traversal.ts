@@ -22,7 +22,12 @@ export default createRule({
     confidence: 0.75,
   },
   check(context) {
-    for (const flow of unsanitisedFlows(context, ['file-read', 'file-write'])) {
+    const flows = unsanitisedFlows(context, ['file-read', 'file-write']);
+    // `isAbsolute(p) ? p : join(root, p)`: where the same input also reaches the sink whole, the code takes any path by
+    // design, so the join is no boundary to traverse; unrestricted-filesystem-tool reports that capability.
+    const sinkAndOrigin = (flow: (typeof flows)[number]) => `${flow.sink.location.file}:${flow.sink.location.line}:${flow.sink.location.column}|${flow.origin.tool}|${flow.origin.param}`;
+    const takenWhole = new Set(flows.filter((flow) => flow.origin.kind === 'tool-input' && flow.composition === 'whole').map(sinkAndOrigin));
+    for (const flow of flows) {
       const access = flow.sink.kind === 'file-write' ? 'write' : 'read';
       const { severity, note } = severityBySource(flow, context, 'high');
       // A containment check that does not hold: the tool means to confine paths, so any path (whole or joined) escapes.
@@ -31,7 +36,7 @@ export default createRule({
         context.report({ ...weak, message: weak.message + note, severity });
         continue;
       }
-      if (flow.composition !== 'embedded' && flow.origin.kind === 'tool-input') continue;
+      if (flow.origin.kind === 'tool-input' && (flow.composition !== 'embedded' || takenWhole.has(sinkAndOrigin(flow)))) continue;
       context.report({
         ...flowFinding(flow, `${describeOrigin(flow)} is joined into a path that \`${flow.sink.callee}\` ${access}s without a containment check${note}`),
         severity,

@@ -273,7 +273,9 @@ export class TaintEngine extends ExpressionAnalysis {
       const sensitive = this.sensitivePath(node, ctx);
       if (sensitive) return [newLabel({ kind: 'sensitive-path', detail: sensitive })];
       if (name === 'basename') return asSegment(sanitize(combined, 'basename'), true);
-      if (PATH_JOINERS.has(name) && args.length > 1) return embed(combined);
+      // What follows the first segment is joined onto a base; the first segment is the base, so a caller who chooses
+      // it chooses where the path points (any folder), which is no traversal out of anything.
+      if (PATH_JOINERS.has(name) && args.length > 1) return union(positional[0] ?? CLEAN, embed(positional.slice(1).reduce(union, CLEAN)));
       return combined;
     }
     if (module === 'fs' && /^realpath/.test(name)) return mapTaint(positional[0] ?? CLEAN, (label) => ({ ...label, realpath: true }));
