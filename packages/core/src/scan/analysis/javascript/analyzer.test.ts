@@ -365,6 +365,40 @@ describe('javascriptAnalyzer on generated projects', () => {
     }
   });
 
+  it('follows a value an instance keeps in its fields to the method that uses it, one field at a time', async () => {
+    const dir = await project({
+      'src/index.ts': [
+        "import { Job } from './job.js';",
+        "server.tool('ping', { host: z.string(), label: z.string() }, async ({ host, label }) => {",
+        '  const job = new Job(host, { label, token: process.env.JOB_TOKEN });',
+        '  return job.run();',
+        '});',
+        // A method of the same name on an object of unknown class gets nothing from its receiver.
+        "server.tool('other', { page: z.string() }, async ({ page }) => page.run());",
+      ].join('\n'),
+      'src/job.ts': [
+        "import { exec } from 'node:child_process';",
+        'export class Job {',
+        '  constructor(private readonly host: string, options: { label: string; token?: string }) {',
+        '    this.options = options;',
+        '  }',
+        '  readonly options: { label: string; token?: string };',
+        '  run() {',
+        "    console.log('running', this.options.label);",
+        '    return exec(`ping -c1 ${this.host}`);',
+        '  }',
+        '}',
+      ].join('\n'),
+    });
+    const { flows } = await analyzeDir(dir);
+    const command = flows.filter((flow) => flow.sink.kind === 'command');
+    expect(command.map((flow) => [flow.origin.tool, flow.origin.param, flow.composition])).toEqual([['ping', 'host', 'embedded']]);
+    expect(command[0]?.sink.location.file).toBe('src/job.ts');
+    // The log line reads `options.label`, not `options.token`: the token stays where it was stored.
+    const logged = flows.filter((flow) => flow.sink.kind === 'log');
+    expect(logged.map((flow) => flow.origin.kind)).toEqual(['tool-input']);
+  });
+
   it('follows barrel re-exports and methods of an imported singleton (deep mode)', async () => {
     const dir = await project({
       'src/index.ts': [

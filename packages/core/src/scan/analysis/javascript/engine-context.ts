@@ -8,7 +8,7 @@ import { offsetsOf, unwrap, wordsPattern } from './ast.js';
 import type { RequestHandler } from './http.js';
 import { exportedRequestHandlers } from './http.js';
 import type { Instance } from './classes.js';
-import type { Label } from './labels.js';
+import type { Label, Taint } from './labels.js';
 import type { FileContext, Scope } from './scope.js';
 
 export const FUNCTION_BUDGET = 25_000;
@@ -31,6 +31,8 @@ export interface Summary {
   returns: Label[];
   /** What the function and its callees can do, whatever their arguments (see capabilities.ts). */
   reach: Reach;
+  /** A constructor's: what each `this.<field> = …` stores, in terms of its parameters (see `instanceContent`). */
+  fields?: Map<string, Label[]>;
 }
 
 const siteIds = new WeakMap<SinkSite, number>();
@@ -88,6 +90,11 @@ export interface Ctx {
   toolResult?: { tool?: string };
   /** The class `this` is an instance of (in its methods and the arrow functions inside them). */
   self?: Instance;
+  /**
+   * What `this` holds: in a method's summary, the receiver parameter (`RECEIVER`), so `this.host` reads what the call
+   * site's instance was built from; inherited by the arrow functions inside the method.
+   */
+  receiver?: Taint;
   summary?: Summary;
   budget: { left: number };
   /** Inside a handler, a summary or a function called with tainted arguments: nothing may be skipped. */

@@ -8,7 +8,7 @@ import type { Callee } from './callee.js';
 import { resolveCallee } from './callee.js';
 import { staticString } from './file-index.js';
 import type { Taint } from './labels.js';
-import { CLEAN, CONFIG, embed, fixHost, mapTaint, member, newLabel, prefixed, sanitize, segmentBesideText, union } from './labels.js';
+import { CLEAN, CONFIG, embed, fixHost, isReceiver, mapTaint, member, newLabel, prefixed, sanitize, segmentBesideText, storedUnder, union } from './labels.js';
 import { staticPrefix } from './sinks.js';
 import { hasFixedHost, SENSITIVE_PATH, type Ctx, type SinkSite } from './engine-context.js';
 import { StatementAnalysis } from './statements.js';
@@ -66,8 +66,10 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
         const configuredBase =
           node.quasis[0]?.value.cooked === '' &&
           /^(\/(?!\/)|\?)/.test(node.quasis[1]?.value.cooked ?? '') &&
-          leading.every((label) => label.origin.kind === 'config' || label.hostFixed);
-        return configuredBase ? fixHost(mixed) : mixed;
+          leading.every((label) => label.origin.kind === 'config' || label.hostFixed || isReceiver(label));
+        if (!configuredBase) return mixed;
+        // `${this.baseUrl}/…` in a method: the instance's own field stays as it is, for the call site's instance to decide.
+        return union(fixHost(mixed.filter((label) => !isReceiver(label))), mixed.filter(isReceiver));
       }
       case 'BinaryExpression': {
         if (node.operator === '+') this.markBesideText(node, ctx);
@@ -122,12 +124,14 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
             else {
               const key = property.computed ? undefined : propertyName(property.key, false);
               const stored = this.expr(property.value, ctx);
-              taint = union(taint, key === undefined ? stored : mapTaint(stored, (label) => ({ ...label, field: key })));
+              taint = union(taint, key === undefined ? stored : mapTaint(stored, (label) => storedUnder(label, key)));
             }
           }
         }
         return taint;
       }
+      case 'ThisExpression':
+        return ctx.receiver ?? CLEAN;
       case 'MemberExpression': {
         const object = unwrap(node.object);
         if (object?.type === 'Identifier' && object.name === 'process' && memberName(node) === 'env') {
@@ -163,7 +167,12 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
           ctx.scope.assign(left.name, value);
           const init = unwrap(node.right);
           if (isFunction(init)) ctx.scope.functions.set(left.name, init as AstNode);
-        } else this.bind(left, value, ctx, true);
+        } else {
+          const target = unwrap(left);
+          const field = target?.type === 'MemberExpression' && unwrap(target.object)?.type === 'ThisExpression' ? memberName(target) : undefined;
+          if (field !== undefined && ctx.summary?.fields) ctx.summary.fields.set(field, [...union(ctx.summary.fields.get(field) ?? CLEAN, value)]);
+          this.bind(left, value, ctx, true);
+        }
         return value;
       }
       case 'ArrowFunctionExpression':

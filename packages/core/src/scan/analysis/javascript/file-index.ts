@@ -57,6 +57,8 @@ export interface ClassInfo {
   paramFields: Map<string, number>;
   /** Declared types of the constructor's parameters (TS annotations, or tsc's `__metadata("design:paramtypes", […])`). */
   paramTypes: Array<AstNode | undefined>;
+  /** The class's own constructor, when it declares one: summarised at `new X(…)` for its sinks and its fields. */
+  constructorFn?: AstNode;
 }
 
 /** The class a method (or getter, or arrow-function field) belongs to. */
@@ -89,6 +91,10 @@ function classInfo(node: AstNode, name: string, index: FileIndex): ClassInfo {
     if (!key) continue;
     const value = unwrap(member.value);
     if (member.type === 'MethodDefinition' && key === 'constructor') {
+      if (value) {
+        info.constructorFn = value;
+        methodClasses.set(value, info);
+      }
       const params: AstNode[] = value?.params ?? [];
       params.forEach((param, position) => {
         info.paramTypes[position] = annotatedType(param);

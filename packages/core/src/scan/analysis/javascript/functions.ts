@@ -11,7 +11,7 @@ import { HelperCheckCache } from './guards.js';
 import type { RequestHandler } from './http.js';
 import { REMOTE_CALLBACK_PARAMS } from './http.js';
 import type { Label, Taint } from './labels.js';
-import { CLEAN, mapTaint, MAX_STEPS, member, newLabel, originKey, significant, union, wholeKey } from './labels.js';
+import { CLEAN, mapTaint, MAX_STEPS, memberPath, newLabel, originKey, RECEIVER, significant, storedUnder, union, wholeKey } from './labels.js';
 import { CallResolver, type Target } from './resolver.js';
 import { ClassModel, type Instance, type MethodLookup } from './classes.js';
 import { annotatedType, methodClasses } from './file-index.js';
@@ -81,7 +81,7 @@ export abstract class FunctionAnalysis {
   // ─── Functions ────────────────────────────────────────────────────────────────────────────────
 
   /** Analyses a function body; `params` binds parameter taint positionally. Returns what the function may return. */
-  protected analyzeFunction(fn: AstNode, file: FileContext, parent: Scope, params: Taint[], inherit: Partial<Ctx> = {}): Taint {
+  protected analyzeFunction(fn: AstNode, file: FileContext, parent: Scope, params: Taint[], inherit: Partial<Ctx> = {}, thisValue?: Taint): Taint {
     const handler = file.handlers.get(fn);
     const exported = exportedHandlersOf(file).get(fn);
     const live =
@@ -116,6 +116,9 @@ export abstract class FunctionAnalysis {
     const owner = methodClasses.get(fn);
     const self: Instance | undefined = owner ? { kind: 'class', info: owner, file } : fn.type === 'ArrowFunctionExpression' ? inherit.self : undefined;
     if (self) ctx.self = self;
+    // `this` of a method is what its summary binds (`receiver`); an arrow function keeps its enclosing `this`.
+    const receiver = owner ? thisValue : fn.type === 'ArrowFunctionExpression' ? inherit.receiver : undefined;
+    if (receiver) ctx.receiver = receiver;
     const paramNodes: AstNode[] = fn.params ?? [];
     paramNodes.forEach((param, position) => {
       // `client: DesignClient`, `constructor(private readonly git: GitClient)`: the parameter is an instance of that class.
@@ -212,17 +215,44 @@ export abstract class FunctionAnalysis {
   protected summaryOf(fn: AstNode, file: FileContext): Summary {
     const cached = this.summaries.get(fn);
     if (cached) return cached;
-    const summary: Summary = { sinks: [], returns: [], reach: newReach() };
+    const summary: Summary = { sinks: [], returns: [], reach: newReach(), ...(methodClasses.get(fn)?.constructorFn === fn && { fields: new Map() }) };
     if (this.inProgress.has(fn)) return summary;
     this.inProgress.add(fn);
     const params: Taint[] = (fn.params ?? []).map((_: AstNode, index: number) => [newLabel({ kind: 'param', index })]);
-    summary.returns = [...this.analyzeFunction(fn, file, file.moduleScope, params, { summary, reach: summary.reach })];
+    // `constructor(private readonly host: string)`: TypeScript stores the parameter in `this.host` before the body runs.
+    (fn.params ?? []).forEach((param: AstNode, index: number) => {
+      const name = param.type === 'TSParameterProperty' && param.parameter?.type === 'Identifier' ? param.parameter.name : undefined;
+      if (name !== undefined) summary.fields?.set(name, [...(params[index] ?? CLEAN)]);
+    });
+    const receiver = methodClasses.has(fn) ? [newLabel({ kind: 'param', index: RECEIVER })] : undefined;
+    summary.returns = [...this.analyzeFunction(fn, file, file.moduleScope, params, { summary, reach: summary.reach }, receiver)];
     this.inProgress.delete(fn);
     this.summaries.set(fn, summary);
     return summary;
   }
 
-  protected applySummary(summary: Summary, args: Taint[], call: AstNode, ctx: Ctx, target: FileContext, display: string): Taint {
+  /**
+   * What `new X(…)` holds, for `this.<field>` in X's methods: what X's constructor stores in each field, with the call's
+   * arguments put in for its parameters, each value kept under its field name (so `this.host` does not see what was
+   * stored in `this.apiKey`). The constructor's own sinks are recorded on the way. Only the package's classes.
+   */
+  protected instanceContent(calleeNode: AstNode, args: Taint[], call: AstNode, ctx: Ctx): Taint {
+    const named = this.classes.classNamed(calleeNode, ctx.file);
+    const constructorFn = named?.kind === 'class' ? named.info.constructorFn : undefined;
+    if (named?.kind !== 'class' || !constructorFn) return CLEAN;
+    const display = `new ${named.info.name}`;
+    const summary = this.summaryOf(constructorFn, named.file);
+    this.applySummary(summary, args, call, ctx, named.file, display);
+    let content: Taint = CLEAN;
+    for (const [field, stored] of summary.fields ?? []) {
+      const held = this.applySummary({ sinks: [], returns: stored, reach: newReach() }, args, call, ctx, named.file, display);
+      content = union(content, mapTaint(held, (label) => storedUnder(label, field)));
+    }
+    return content;
+  }
+
+  /** `receiver`: what the instance a method is called on holds (see `instanceContent`); `this` in the summary. */
+  protected applySummary(summary: Summary, args: Taint[], call: AstNode, ctx: Ctx, target: FileContext, display: string, receiver: Taint = CLEAN): Taint {
     const reach = this.reachHere(ctx);
     if (reach) this.mergeAt(reach, summary.reach, args, call, ctx);
     const crossFile = target !== ctx.file;
@@ -242,8 +272,7 @@ export abstract class FunctionAnalysis {
       ...((inner.field ?? outer.field) !== undefined && { field: inner.field ?? outer.field }),
     });
     const argument = (param: number, path: string | undefined): Taint => {
-      const taint = args[param] ?? CLEAN;
-      return path === undefined ? taint : member(taint, path);
+      return memberPath(param === RECEIVER ? receiver : (args[param] ?? CLEAN), path);
     };
     for (const entry of summary.sinks) {
       for (const outer of argument(entry.param, entry.path)) this.record(entry.site, combine(outer, entry.label), ctx);
@@ -391,6 +420,7 @@ export abstract class FunctionAnalysis {
       ...(ctx.currentTool !== undefined && { currentTool: ctx.currentTool }),
       ...(ctx.summary && { summary: ctx.summary }),
       ...(ctx.self && { self: ctx.self }),
+      ...(ctx.receiver && { receiver: ctx.receiver }),
       ...(ctx.reach && { reach: ctx.reach }),
     };
   }

@@ -21,7 +21,8 @@ export type Origin =
    * meant to go, a finding only where secrets must not be kept, a log line or a tool result (`detail`: the variable).
    */
   | { kind: 'secret'; detail: string }
-  | { kind: 'param'; index: number; path?: string }
+  /** A parameter of the function being summarised; `RECEIVER` stands for `this` in a class's method. */
+  | { kind: 'param'; index: number; path?: string /* properties read from it, joined by FIELD_SEPARATOR */ }
   | { kind: 'env' | 'sensitive-file' | 'decoded-constant' | 'sensitive-path'; detail: string };
 
 export interface Label {
@@ -42,13 +43,23 @@ export interface Label {
    */
   segment?: boolean;
   /**
-   * The property of an object literal this value was stored under (`{ baseUrl, apiKey }`): reading another property
-   * of that object does not see it. Cleared when the property is read, or the object is used as a whole.
+   * The property of an object literal (or an instance's field) this value was stored under (`{ baseUrl, apiKey }`):
+   * reading another property of that object does not see it. A nested one is a path, outermost first, joined by
+   * `FIELD_SEPARATOR` (`this.config` holding `{ clientSecret }`: `config` then `clientSecret`). Each read of a property
+   * takes one step off; the object used as a whole keeps it.
    */
   field?: string;
 }
 
 export type Taint = readonly Label[];
+
+/** The parameter index `this` has in a method's summary: a call site passes its receiver's taint there. */
+export const RECEIVER = -1;
+
+/** Whether a label stands for `this` (or one of its fields) in a method's summary. */
+export function isReceiver(label: Label): boolean {
+  return label.origin.kind === 'param' && label.origin.index === RECEIVER;
+}
 export const CLEAN: Taint = [];
 const MAX_LABELS = 12;
 export const MAX_STEPS = 10;
@@ -183,6 +194,28 @@ function requestMember(label: Label, origin: Extract<Origin, { kind: 'http-reque
   return undefined;
 }
 
+export const FIELD_SEPARATOR = '\u0001';
+/** Deeper nesting than this is kept as the outer properties only: coarser, never lost. */
+const MAX_FIELD_DEPTH = 4;
+
+/** The property of the object a label's value is stored under (the outermost step of its `field` path). */
+export function outerField(field: string): string {
+  const separator = field.indexOf(FIELD_SEPARATOR);
+  return separator < 0 ? field : field.slice(0, separator);
+}
+
+/** The label as stored under property `key` of an object (`{ key: value }`, `this.key = value`). */
+export function storedUnder(label: Label, key: string): Label {
+  if (label.field === undefined) return { ...label, field: key };
+  const path = [key, ...label.field.split(FIELD_SEPARATOR)].slice(0, MAX_FIELD_DEPTH);
+  return { ...label, field: path.join(FIELD_SEPARATOR) };
+}
+
+/** `member` for each property of a path (a summary's `param` path, see `Origin`). */
+export function memberPath(taint: Taint, path: string | undefined): Taint {
+  return path === undefined ? taint : path.split(FIELD_SEPARATOR).reduce(member, taint);
+}
+
 /** Property access on a tainted value: `args.path` narrows the tool input to one parameter. */
 export function member(taint: Taint, key: string | undefined): Taint {
   if (taint.length === 0) return taint;
@@ -190,7 +223,9 @@ export function member(taint: Taint, key: string | undefined): Taint {
   return mapTaint(taint, (label) => {
     if (label.field !== undefined) {
       // `{ baseUrl, apiKey }.baseUrl` is the stored value itself; an unknown (computed) key may be any property.
-      if (key !== undefined && key !== label.field) return undefined;
+      const outer = outerField(label.field);
+      if (key !== undefined && key !== outer) return undefined;
+      if (outer.length < label.field.length) return { ...label, field: label.field.slice(outer.length + 1) };
       const { field: _field, ...stored } = label;
       return stored;
     }
@@ -212,7 +247,12 @@ export function member(taint: Taint, key: string | undefined): Taint {
         // `process.env.X` / `const { X } = process.env`: one named variable, not the environment; a credential by name.
         return key !== undefined && isSecretName(key) ? { ...label, origin: { kind: 'secret', detail: `process.env.${key}` } } : undefined;
       case 'param':
-        return origin.path === undefined && key !== undefined ? { ...label, origin: { ...origin, path: key } } : label;
+        if (key === undefined) return label;
+        if (origin.path === undefined) return { ...label, origin: { ...origin, path: key } };
+        // `this.config.port`: an instance's fields are kept as deep as `field` paths are (`storedUnder`), so the path
+        // into `this` goes as deep. A parameter keeps its first property, which is what tool arguments need.
+        if (origin.index !== RECEIVER || origin.path.split(FIELD_SEPARATOR).length >= MAX_FIELD_DEPTH) return label;
+        return { ...label, origin: { ...origin, path: `${origin.path}${FIELD_SEPARATOR}${key}` } };
       default:
         return label;
     }

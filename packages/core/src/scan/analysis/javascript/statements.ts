@@ -5,7 +5,7 @@ import { isFunction, lineOf, memberName, propertyName, unwrap, walk } from './as
 import { staticString } from './file-index.js';
 import { CONDITION_TYPES, operatorSwitch, refuses } from './guards.js';
 import type { Taint } from './labels.js';
-import { addStep, CLEAN, mapTaint, member, union } from './labels.js';
+import { addStep, CLEAN, mapTaint, member, outerField, union } from './labels.js';
 import { rootIdentifier, type Ctx } from './engine-context.js';
 import { GuardDetection } from './guard-detection.js';
 
@@ -202,7 +202,7 @@ export abstract class StatementAnalysis extends GuardDetection {
           const key = property.type === 'RestElement' ? undefined : propertyName(property.key, property.computed);
           if (key !== undefined) named.add(key);
           // `{ apiKey, ...rest }`: the rest holds every property but the ones taken out by name.
-          if (property.type === 'RestElement') this.bind(property.argument, mapTaint(taint, (label) => (label.field !== undefined && named.has(label.field) ? undefined : label)), ctx, note);
+          if (property.type === 'RestElement') this.bind(property.argument, mapTaint(taint, (label) => (label.field !== undefined && named.has(outerField(label.field)) ? undefined : label)), ctx, note);
           else this.bind(property.value, member(taint, key), ctx, note);
         }
         return;

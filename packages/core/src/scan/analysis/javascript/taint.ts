@@ -16,7 +16,7 @@ import { decodeStatically, DECODING_CALLS, xorOfConstants } from './decoder.js';
 import { removesAllButSafeCharacters, removesSeparators } from './guards.js';
 import { mayRegisterRoutes, returnsRemoteData, routeHandlers } from './http.js';
 import type { Taint } from './labels.js';
-import { addStep, asSegment, CLEAN, embed, holdsRequest, mapTaint, member, newLabel, sanitize, union, withoutSecrets } from './labels.js';
+import { addStep, asSegment, CLEAN, embed, holdsRequest, isReceiver, mapTaint, member, newLabel, sanitize, union, withoutSecrets } from './labels.js';
 import type { FileContext } from './scope.js';
 import type { SinkArgument } from './sinks.js';
 import { escapesRegexSyntax, instanceSinks, sinkArguments, staticPrefix } from './sinks.js';
@@ -112,6 +112,8 @@ export class TaintEngine extends ExpressionAnalysis {
     });
 
     let result = this.callbackResults(callbacks, method, receiver, ctx);
+    // `new Job(host)`: the instance holds what its constructor keeps in its fields, for its methods' `this.target`.
+    if (node.type === 'NewExpression') result = union(result, this.instanceContent(calleeNode, positional, node, ctx));
     if ((method === 'push' || method === 'unshift') && calleeNode.type === 'MemberExpression') {
       // `args.push('-n', ns)`: the list now holds what was added (with what its place proves, as in a literal).
       const root = rootIdentifier(calleeNode.object);
@@ -140,6 +142,9 @@ export class TaintEngine extends ExpressionAnalysis {
     // On an instance of a known package class, the call reaches that class's method (or none of the package's).
     const lookup = this.methodCall(calleeNode, instance);
     const target = lookup ? lookup.target : this.resolver.resolve(calleeNode, ctx.scope, ctx.file);
+    // `this` of the method: only when the receiver's class is known (a method found by name alone may belong to any
+    // object), and only what an instance holds in its fields, or the caller's own `this`.
+    const self = lookup ? receiver.filter((label) => label.field !== undefined || isReceiver(label)) : CLEAN;
     if (target) {
       const inline = positional.some((taint) => taint.some((label) => label.origin.kind === 'tool-name' || label.origin.kind === 'request'));
       if (inline && !this.inProgress.has(target.fn)) {
@@ -150,7 +155,7 @@ export class TaintEngine extends ExpressionAnalysis {
         return union(result, returned);
       }
       const summary = this.summaryOf(target.fn, target.file);
-      return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display));
+      return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display, self));
     }
     // `adapter.all(sql)` where a few classes of the package (one per database) define `all`: any of them may run.
     const implementations = method && calleeNode.type === 'MemberExpression' && !isModuleCall && !lookup ? this.resolver.implementations(method) : [];
