@@ -51,7 +51,7 @@ export function addSummarySink(summary: Summary, entry: Summary['sinks'][number]
   const { label } = entry;
   const key = [
     site, entry.param, entry.path, label.embedded, [...label.sanitizers].sort().join(','), label.crossFile, label.realpath, label.hostFixed,
-    label.prefixed, label.segment, label.field,
+    label.prefixed, label.segment, label.field, label.url,
   ].join('|');
   let keys = summarySinkKeys.get(summary);
   if (!keys) summarySinkKeys.set(summary, (keys = new Set()));

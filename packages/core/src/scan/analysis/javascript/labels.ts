@@ -49,6 +49,11 @@ export interface Label {
    * takes one step off; the object used as a whole keeps it.
    */
   field?: string;
+  /**
+   * The value is a parsed URL (`new URL(x)`): its parts (`hostname`, `href` …) are that URL for checks and sinks, so
+   * `ALLOWED.has(parsed.hostname)` guards a `fetch(parsed)` in a helper as it does in a handler.
+   */
+  url?: boolean;
 }
 
 export type Taint = readonly Label[];
@@ -217,10 +222,13 @@ export function memberPath(taint: Taint, path: string | undefined): Taint {
 }
 
 /** Property access on a tainted value: `args.path` narrows the tool input to one parameter. */
+const URL_PARTS = new Set(['href', 'origin', 'protocol', 'host', 'hostname', 'port', 'pathname', 'search', 'hash', 'username', 'password']);
+
 export function member(taint: Taint, key: string | undefined): Taint {
   if (taint.length === 0) return taint;
   if (key === 'length') return CLEAN;
   return mapTaint(taint, (label) => {
+    if (label.url && key !== undefined && URL_PARTS.has(key)) return label;
     if (label.field !== undefined) {
       // `{ baseUrl, apiKey }.baseUrl` is the stored value itself; an unknown (computed) key may be any property.
       const outer = outerField(label.field);

@@ -165,7 +165,7 @@ export class TaintEngine extends ExpressionAnalysis {
     if (implementations.length > 0) return result;
     if (node.type === 'NewExpression') {
       const name = callee.name;
-      if (name === 'URL') return args.length > 1 ? embed(positional[0] ?? CLEAN) : (positional[0] ?? CLEAN);
+      if (name === 'URL') return mapTaint(args.length > 1 ? embed(positional[0] ?? CLEAN) : (positional[0] ?? CLEAN), (label) => (label.url ? label : { ...label, url: true }));
       if (name === 'String' || name === 'Array' || name === 'Set' || name === 'Map' || name === 'URLSearchParams') return positional.reduce(union, CLEAN);
       return result;
     }
