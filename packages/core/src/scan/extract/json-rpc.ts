@@ -2,12 +2,45 @@
 // `message.method === 'tools/call'` (or `switch (msg.method) { case 'tools/call': … }`, or the same on a `method`
 // destructured from the message) by dispatching on `message.params.name`. That function is the server's CallTool
 // dispatcher: its first parameter is the request (or the line it is parsed from), so `params.arguments` carries the tool
-// input and `params.name` picks the tool, as in a low-level SDK handler.
+// input and `params.name` picks the tool, as in a low-level SDK handler. Such a server sends its results itself, in
+// response objects (`isJsonRpcResponse`): the taint engine takes their `result` for the tool's (`answered`).
 import type { AstNode } from '../analysis/javascript/ast.js';
-import { isFunction, memberName, propertyName, unwrap, walk } from '../analysis/javascript/ast.js';
+import { dottedName, isFunction, memberName, propertyName, unwrap, walk } from '../analysis/javascript/ast.js';
 import type { FileIndex } from '../analysis/javascript/file-index.js';
 import { staticString } from '../analysis/javascript/file-index.js';
 import type { Extraction } from './mcp-sdk.js';
+
+/** `{ jsonrpc: '2.0', id, result }`, `{ id, result }`: an object literal with the members of a JSON-RPC response. */
+export function isJsonRpcResponse(node: AstNode | undefined): boolean {
+  if (node?.type !== 'ObjectExpression') return false;
+  const has = (key: string) => node.properties.some((property: AstNode) => property.type === 'Property' && !property.computed && propertyName(property.key) === key);
+  return has('result') && has('id');
+}
+
+/**
+ * A JSON-RPC response as a server writes it: the object, `JSON.stringify(response)`, with a newline after it
+ * (`… + '\n'`, `` `${…}\n` ``), or a variable of the file holding one.
+ */
+export function isWrittenJsonRpcResponse(node: AstNode | undefined, index: FileIndex, depth = 0): boolean {
+  const current = unwrap(node);
+  if (!current || depth > 4) return false;
+  switch (current.type) {
+    case 'ObjectExpression':
+      return isJsonRpcResponse(current);
+    case 'Identifier': {
+      const bound = index.variables.get(current.name);
+      return bound !== undefined && bound !== current && isWrittenJsonRpcResponse(bound, index, depth + 1);
+    }
+    case 'CallExpression':
+      return dottedName(current.callee) === 'JSON.stringify' && isWrittenJsonRpcResponse(current.arguments[0], index, depth + 1);
+    case 'BinaryExpression':
+      return current.operator === '+' && isWrittenJsonRpcResponse(current.left, index, depth + 1);
+    case 'TemplateLiteral':
+      return current.expressions.length === 1 && isWrittenJsonRpcResponse(current.expressions[0], index, depth + 1);
+    default:
+      return false;
+  }
+}
 
 /** `msg.method` or `msg['method']`: the method of a JSON-RPC message. */
 function isMethodMember(node: AstNode | undefined): boolean {
