@@ -34,8 +34,9 @@ export default createRule({
       'tool parameter named like a password or token, or a request\'s Authorization header. MCP clients keep a ' +
       'server\'s stderr in log files, and log services keep what they are sent, readable by more people than the ' +
       'secret was meant for and for longer. Logging that a secret is set (`Boolean(key)`, `key ? "set" : "missing"`), ' +
-      'its length, or a masked form (`key.slice(0, 4) + "…"`) is not reported. The whole environment or a credential ' +
-      'file is reported at high.',
+      'its length, or a masked form (`key.slice(0, 4) + "…"`) is not reported, nor is a JSON-RPC response a stdio ' +
+      'server writes with `console.log` (that is its answer, see secret-in-tool-result). The whole environment or a ' +
+      'credential file is reported at high.',
     remediation:
       'Log whether the secret is set, or a masked form (the last four characters), never the value; redact ' +
       'credential fields and the Authorization header in the logger\'s configuration (pino `redact`, a logging filter).',

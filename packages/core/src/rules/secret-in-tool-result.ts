@@ -19,7 +19,9 @@ export default createRule({
     severity: 'high',
     description:
       'A tool returns the whole process environment (`process.env`, `os.environ`, `dict(os.environ)`, a spread or ' +
-      'serialisation of it) to the model. The result is kept in the transcript, ' +
+      'serialisation of it) to the model; a server that speaks JSON-RPC itself returns it by sending it as the ' +
+      '`result` of its response (`{ jsonrpc: \'2.0\', id, result }` written to stdout or a socket, directly or through a ' +
+      '`reply(id, result)` helper). The result is kept in the transcript, ' +
       'may be logged by the client and can be led on to any other tool by a prompt injection, so every API key and ' +
       'token of the server\'s environment is exposed. The same holds for one credential of it (an environment variable ' +
       'named like a key, token, secret or password) returned as it is, in a string, or inside a configuration object ' +

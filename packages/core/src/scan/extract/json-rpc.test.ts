@@ -26,6 +26,25 @@ describe('hand-written JSON-RPC servers', () => {
     expect(tools.map((tool) => [tool.name, tool.description])).toEqual([['word_count', 'Count words in a text']]);
   });
 
+  it('takes a method destructured or copied from the parsed message as the message\'s method', () => {
+    const { dispatchers } = extract(`
+      const TOOLS = [{ name: 'word_count', description: 'Count words in a text', inputSchema: { type: 'object' } }];
+      rl.on('line', async function onLine(line) {
+        const { id, method, params } = JSON.parse(line);
+        switch (method) {
+          case 'tools/list': return reply(id, { tools: TOOLS });
+          case 'tools/call': return reply(id, await run(params.name, params.arguments));
+        }
+      });
+      export function handle(message) {
+        const method = message.method;
+        if (method === 'tools/list') return { tools: TOOLS };
+        if (method === 'tools/call') return run(message.params.name, message.params.arguments);
+      }
+    `);
+    expect(dispatchers.map((fn) => fn.id?.name)).toEqual(['onLine', 'handle']);
+  });
+
   it('ignores a client that only sends tools/call, and a bare method switch', () => {
     const client = extract(`
       export async function callTool(rpc, name, args) {

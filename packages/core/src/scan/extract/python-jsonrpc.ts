@@ -1,10 +1,10 @@
 // Tools of hand-written JSON-RPC servers without an SDK: a table of tool dicts (`{"name": …, "description": …,
 // "inputSchema": {…}}`) answered to `tools/list`, and a function that compares the requested name with those names to
 // run `tools/call`. That function is walked once per tool like a low-level dispatcher, with its parameters taken as
-// (parts of) the request.
+// (parts of) the request, and so the messages it parses itself (a loop over stdin).
 import type { ToolDefinition } from '../model.js';
 import { type PyExtraction, type PyModule, type PyProgram } from '../analysis/python/program.js';
-import { literalValue, location, type Literal, type Node } from '../analysis/python/syntax.js';
+import { callArguments, literalValue, location, stringValue, type Literal, type Node } from '../analysis/python/syntax.js';
 import { dispatchHandlers, dispatchSubject, schemaParameters } from './python-lowlevel.js';
 
 const SCHEMA_KEYS = ['inputSchema', 'input_schema', 'parameters'];
@@ -39,9 +39,27 @@ function toolTable(module: PyModule, value: Node): ToolDefinition[] {
   return tools.length === entries.length || tools.length >= 2 ? tools : [];
 }
 
+/**
+ * The names a function reads a JSON-RPC method from (`msg["method"]`, `msg.get("method")`): the messages it parses
+ * itself (`for line in sys.stdin: msg = json.loads(line)`) when no parameter brings it the request.
+ */
+function messageNames(definition: Node): string[] {
+  const names = new Set<string>();
+  for (const subscript of definition.descendantsOfType('subscript')) {
+    const value = subscript?.childForFieldName('value');
+    if (value?.type === 'identifier' && stringValue(subscript?.childForFieldName('subscript')) === 'method') names.add(value.text);
+  }
+  for (const call of definition.descendantsOfType('call')) {
+    const callee = call?.childForFieldName('function');
+    const object = callee?.type === 'attribute' && callee.childForFieldName('attribute')?.text === 'get' ? callee.childForFieldName('object') : undefined;
+    if (object?.type === 'identifier' && stringValue(callArguments(call!).positional[0]) === 'method') names.add(object.text);
+  }
+  return [...names];
+}
+
 export function extractJsonRpc(program: PyProgram): PyExtraction {
   const tools: ToolDefinition[] = [];
-  const dispatchers: Array<{ module: PyModule; definition: Node; inputs: 'request' | 'name-and-arguments' }> = [];
+  const dispatchers: Array<{ module: PyModule; definition: Node; inputs: 'request' | 'name-and-arguments'; messages?: string[] }> = [];
   for (const module of program.modules) {
     const text = module.file.text ?? '';
     // The method names of the protocol, written by hand: no SDK registers them for this file.
@@ -53,7 +71,7 @@ export function extractJsonRpc(program: PyProgram): PyExtraction {
     const names = new Set(found.map((tool) => tool.name));
     for (const definition of [...module.functions.values(), ...module.methods.values()]) {
       if (dispatchSubject(module, definition, names) === undefined) continue;
-      dispatchers.push({ module, definition, inputs: 'request' });
+      dispatchers.push({ module, definition, inputs: 'request', messages: messageNames(definition) });
     }
   }
   return { tools, handlers: dispatchHandlers(tools, dispatchers) };

@@ -91,7 +91,7 @@ export function extractLowLevel(program: PyProgram, serverNames: ReadonlySet<str
 /** One handler per tool and dispatcher: the walk of the dispatcher that enters only that tool's branches. */
 export function dispatchHandlers(
   tools: ToolDefinition[],
-  dispatchers: ReadonlyArray<{ module: PyModule; definition: Node; inputs: PyHandler['inputs'] }>,
+  dispatchers: ReadonlyArray<{ module: PyModule; definition: Node; inputs: PyHandler['inputs']; messages?: string[] }>,
 ): PyHandler[] {
   const handlers: PyHandler[] = [];
   const names = new Set(tools.filter((tool) => tool.kind === 'tool').map((tool) => tool.name));
@@ -106,6 +106,7 @@ export function dispatchHandlers(
         definition: dispatcher.definition,
         parameters: tool.parameters,
         ...(dispatcher.inputs && { inputs: dispatcher.inputs }),
+        ...(dispatcher.messages?.length && { messages: dispatcher.messages }),
         ...(subject && { nameExpression: subject }),
       });
       tool.handlerId ??= handlerId(dispatcher.module, dispatcher.definition, tool.name);

@@ -666,4 +666,37 @@ describe('javascriptAnalyzer sink and source catalogue', () => {
     const results = result.flows.filter((flow) => flow.sink.kind === 'tool-result').map((flow) => `${flow.sink.tool}:${flow.origin.kind}:${flow.sink.location.line}`);
     expect(results).toEqual(['dump_env:env:6']);
   });
+
+  it('reports what a hand-written JSON-RPC dispatcher sends as a response\'s result, directly or through a helper, and no log of it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'svc-js-jsonrpc-'));
+    dirs.push(dir);
+    await writeFile(
+      path.join(dir, 'server.js'),
+      [
+        "const readline = require('readline');",
+        "const TOOLS = [{ name: 'dump_env', description: 'd', inputSchema: {} }, { name: 'token', description: 't', inputSchema: {} }, { name: 'mode', description: 'm', inputSchema: {} }];",
+        "function reply(id, result) { process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\\n'); }",
+        'function callTool(name) {',
+        '  switch (name) {',
+        "    case 'dump_env': return { content: [{ type: 'text', text: JSON.stringify(process.env) }] };",
+        "    default: return { content: [{ type: 'text', text: process.env.NODE_ENV ?? 'development' }] };",
+        '  }',
+        '}',
+        "readline.createInterface({ input: process.stdin }).on('line', (line) => {",
+        '  const { id, method, params } = JSON.parse(line);',
+        '  switch (method) {',
+        "    case 'tools/list': return reply(id, { tools: TOOLS });",
+        '    case \'tools/call\':',
+        "      if (params.name === 'token') return console.log(JSON.stringify({ jsonrpc: '2.0', id, result: { token: process.env.API_TOKEN } }));",
+        "      console.error('calling', params.name, 'with', process.env.API_TOKEN);",
+        '      return reply(id, callTool(params.name));',
+        '  }',
+        '});',
+      ].join('\n'),
+    );
+    const result = await analyzeDir(dir);
+    const results = result.flows.map((flow) => `${flow.sink.kind}:${flow.origin.kind}:${flow.origin.detail}:${flow.sink.location.line}`).sort();
+    // Line 15 answers on stdout (not a log); line 16 logs (not a result).
+    expect(results).toEqual(['log:env:process.env.API_TOKEN:16', 'tool-result:env:process.env.API_TOKEN:15', 'tool-result:env:process.env:3']);
+  });
 });

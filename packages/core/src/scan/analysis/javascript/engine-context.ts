@@ -29,6 +29,11 @@ export interface Guard {
 export interface Summary {
   sinks: Array<{ param: number; path?: string; site: SinkSite; label: Label }>;
   returns: Label[];
+  /**
+   * Environment or credentials the function sends as a JSON-RPC result (`answered` in functions.ts) when nothing says
+   * it answers a tool call: a tool's result wherever a dispatcher calls it.
+   */
+  answers: Array<{ site: SinkSite; label: Label }>;
   /** What the function and its callees can do, whatever their arguments (see capabilities.ts). */
   reach: Reach;
   /** A constructor's: what each `this.<field> = …` stores, in terms of its parameters (see `instanceContent`). */
@@ -88,6 +93,11 @@ export interface Ctx {
   currentTool?: string;
   /** In a tool handler's own body (not in functions nested in it): its return value is the tool's result. */
   toolResult?: { tool?: string };
+  /**
+   * Answering a tool call: in a tool handler or dispatcher, and in the callbacks and helpers it runs in place (given
+   * the request). A JSON-RPC response built here is the tool's result (`answered` in functions.ts).
+   */
+  answering?: { tool?: string };
   /** The class `this` is an instance of (in its methods and the arrow functions inside them). */
   self?: Instance;
   /**

@@ -12,6 +12,7 @@ import { CLEAN, CONFIG, embed, fixHost, isReceiver, mapTaint, member, newLabel, 
 import { staticPrefix } from './sinks.js';
 import { hasFixedHost, SENSITIVE_PATH, type Ctx, type SinkSite } from './engine-context.js';
 import { StatementAnalysis } from './statements.js';
+import { isJsonRpcResponse } from '../../extract/json-rpc.js';
 
 export abstract class ExpressionAnalysis extends StatementAnalysis {
   /** Operands of a `+` chain with constant text beside them in the same path segment (see `segmentBesideText`). */
@@ -112,6 +113,7 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
         return this.listElements(node.elements, ctx);
       case 'ObjectExpression': {
         let taint: Taint = CLEAN;
+        const response = isJsonRpcResponse(node);
         for (const property of node.properties) {
           if (property.type === 'SpreadElement') taint = union(taint, this.expr(property.argument, ctx));
           else {
@@ -124,6 +126,7 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
             else {
               const key = property.computed ? undefined : propertyName(property.key, false);
               const stored = this.expr(property.value, ctx);
+              if (response && key === 'result') this.answered(property.value, stored, ctx);
               taint = union(taint, key === undefined ? stored : mapTaint(stored, (label) => storedUnder(label, key)));
             }
           }

@@ -95,6 +95,8 @@ export abstract class FunctionAnalysis {
     if (!live && !this.mayMatter(fn, file)) return CLEAN;
     // A tool's handler starts its tool's list; anything else adds to the list of whoever called it.
     const reach = handler ? this.reachOfTool(handler.tool.name) : inherit.reach;
+    const toolResult = handler !== undefined || file.dispatchers.has(fn) ? { ...(handler && { tool: handler.tool.name }) } : undefined;
+    const answering = toolResult ?? inherit.answering;
     const scope = new Scope(parent);
     const ctx: Ctx = {
       file,
@@ -106,7 +108,8 @@ export abstract class FunctionAnalysis {
       ...(inherit.currentTool !== undefined && { currentTool: inherit.currentTool }),
       ...(inherit.summary && { summary: inherit.summary }),
       ...(reach && { reach }),
-      ...((handler !== undefined || file.dispatchers.has(fn)) && { toolResult: { ...(handler && { tool: handler.tool.name }) } }),
+      ...(toolResult && { toolResult }),
+      ...(answering && { answering }),
       live,
     };
     if (ctx.reach) {
@@ -152,22 +155,26 @@ export abstract class FunctionAnalysis {
   protected returned(node: AstNode, taint: Taint, ctx: Ctx): void {
     const guarded = this.applyGuards(taint, ctx);
     ctx.returns.push(...guarded);
-    if (!ctx.toolResult) return;
-    const tool = ctx.toolResult.tool ?? ctx.currentTool;
+    if (ctx.toolResult) this.toolResultFlows(node, guarded, ctx);
+  }
+
+  /**
+   * The `result` of a JSON-RPC response a server builds itself (`{ jsonrpc: '2.0', id, result }`, `send({ id, result })`):
+   * a server without an SDK answers `tools/call` by writing one to stdout or a socket rather than returning the result,
+   * so in a tool-call dispatcher it is the tool's result as much as a return value is. The response object is what
+   * says so, not the write: a log line (`console.error(JSON.stringify(config))`) builds none. A helper that builds one
+   * from its parameter (`function reply(id, result) { process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result })) }`)
+   * gets a summary sink, reported where a dispatcher calls it (see `record`).
+   */
+  protected answered(node: AstNode, taint: Taint, ctx: Ctx): void {
+    if (ctx.answering || ctx.summary) this.toolResultFlows(node, taint, ctx);
+  }
+
+  /** The tool is named where the result is recorded (`record`): a helper's summary learns it only from its caller. */
+  private toolResultFlows(node: AstNode, taint: Taint, ctx: Ctx): void {
     const parsed = ctx.file.index.parsed;
-    for (const label of guarded) {
-      if (label.origin.kind !== 'env' && label.origin.kind !== 'secret') continue;
-      const site: SinkSite = {
-        kind: 'tool-result',
-        callee: tool === undefined ? 'the tool result' : `the result of tool \`${tool}\``,
-        location: locationOf(parsed, node),
-        snippet: snippetOf(parsed, node),
-        isUrl: false,
-        sanitizers: [],
-        ...(tool !== undefined && { tool }),
-      };
-      this.record(site, label, ctx);
-    }
+    const site: SinkSite = { kind: 'tool-result', callee: 'the tool result', location: locationOf(parsed, node), snippet: snippetOf(parsed, node), isUrl: false, sanitizers: [] };
+    for (const label of taint) this.record(site, label, ctx);
   }
 
   protected sourceStep(file: FileContext, node: AstNode, note: string, kind: SourceKind): FlowStep {
@@ -215,7 +222,7 @@ export abstract class FunctionAnalysis {
   protected summaryOf(fn: AstNode, file: FileContext): Summary {
     const cached = this.summaries.get(fn);
     if (cached) return cached;
-    const summary: Summary = { sinks: [], returns: [], reach: newReach(), ...(methodClasses.get(fn)?.constructorFn === fn && { fields: new Map() }) };
+    const summary: Summary = { sinks: [], returns: [], answers: [], reach: newReach(), ...(methodClasses.get(fn)?.constructorFn === fn && { fields: new Map() }) };
     if (this.inProgress.has(fn)) return summary;
     this.inProgress.add(fn);
     const params: Taint[] = (fn.params ?? []).map((_: AstNode, index: number) => [newLabel({ kind: 'param', index })]);
@@ -245,7 +252,7 @@ export abstract class FunctionAnalysis {
     this.applySummary(summary, args, call, ctx, named.file, display);
     let content: Taint = CLEAN;
     for (const [field, stored] of summary.fields ?? []) {
-      const held = this.applySummary({ sinks: [], returns: stored, reach: newReach() }, args, call, ctx, named.file, display);
+      const held = this.applySummary({ sinks: [], returns: stored, answers: [], reach: newReach() }, args, call, ctx, named.file, display);
       content = union(content, mapTaint(held, (label) => storedUnder(label, field)));
     }
     return content;
@@ -277,6 +284,7 @@ export abstract class FunctionAnalysis {
     for (const entry of summary.sinks) {
       for (const outer of argument(entry.param, entry.path)) this.record(entry.site, combine(outer, entry.label), ctx);
     }
+    for (const answer of summary.answers) this.record(answer.site, crossFile && !answer.label.crossFile ? { ...answer.label, crossFile: true } : answer.label, ctx);
     let result: Taint = CLEAN;
     for (const inner of summary.returns) {
       if (inner.origin.kind === 'param') {
@@ -316,6 +324,20 @@ export abstract class FunctionAnalysis {
     if (origin.kind === 'param') {
       if (ctx.summary) addSummarySink(ctx.summary, { param: origin.index, ...(origin.path !== undefined && { path: origin.path }), site, label });
       return;
+    }
+    if (site.kind === 'tool-result') {
+      // A tool's result is a sink for the environment and credentials only, and only where a tool call is answered: a
+      // helper that sends a JSON-RPC result (`answered`) leaks what it sends when a dispatcher calls it, so its
+      // summary keeps it for the callers.
+      if (origin.kind !== 'env' && origin.kind !== 'secret') return;
+      if (!ctx.answering) {
+        if (ctx.summary && !ctx.summary.answers.some((answer) => answer.site === site && originKey(answer.label.origin) === originKey(origin))) {
+          ctx.summary.answers.push({ site, label });
+        }
+        return;
+      }
+      const tool = site.tool ?? ctx.answering.tool ?? ctx.currentTool;
+      if (tool !== undefined && site.tool === undefined) site = { ...site, callee: `the result of tool \`${tool}\``, tool };
     }
     let kind = site.kind;
     let flowOrigin: TaintFlow['origin'];
@@ -418,6 +440,7 @@ export abstract class FunctionAnalysis {
       budget: ctx.budget,
       live: ctx.live,
       ...(ctx.currentTool !== undefined && { currentTool: ctx.currentTool }),
+      ...(ctx.answering && { answering: ctx.answering }),
       ...(ctx.summary && { summary: ctx.summary }),
       ...(ctx.self && { self: ctx.self }),
       ...(ctx.receiver && { receiver: ctx.receiver }),

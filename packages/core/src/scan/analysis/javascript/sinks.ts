@@ -5,6 +5,7 @@ import { objectProperty, propertyName, unwrap } from './ast.js';
 import type { Callee } from './callee.js';
 import type { FileIndex } from './file-index.js';
 import { staticString, staticValue } from './file-index.js';
+import { isWrittenJsonRpcResponse } from '../../extract/json-rpc.js';
 
 /** One argument of a call that is dangerous when tainted. */
 export interface SinkArgument {
@@ -286,7 +287,12 @@ export type TextOf = (node: AstNode | undefined) => string | undefined;
 export function sinkArguments(callee: Callee, call: AstNode, index: FileIndex, textOf: TextOf = (node) => staticString(node, index)): SinkArgument[] {
   const message = mailMessage(callee, call);
   if (message) return emailSinks(message, index);
-  if (isLogCall(callee)) return (call.arguments as AstNode[]).map((node) => ({ kind: 'log' as const, node }));
+  if (isLogCall(callee)) {
+    // `console.log(JSON.stringify({ jsonrpc: '2.0', id, result }))` is a stdio server answering on stdout, not a log:
+    // the response's result is the tool's (see `answered` in functions.ts).
+    const logged = (call.arguments as AstNode[]).filter((node) => !isWrittenJsonRpcResponse(node, index));
+    return logged.map((node) => ({ kind: 'log' as const, node }));
+  }
   const args: AstNode[] = call.arguments;
   const isNew = call.type === 'NewExpression';
   const { module, name } = callee;

@@ -618,4 +618,43 @@ describe('python analyzer: package-wide behaviour', () => {
     const results = result.flows.filter((flow) => flow.sink.kind === 'tool-result').map((flow) => `${flow.sink.tool}:${flow.origin.kind}:${flow.sink.location.line}`);
     expect(results).toEqual(['dump_env:env:19']);
   });
+
+  it('reads the message of a JSON-RPC loop over stdin as the request, and what it sends as a response\'s result (itself or through a helper) as the tool\'s', async () => {
+    const root = await project({
+      'server.py': [
+        'import json',
+        'import os',
+        'import subprocess',
+        'import sys',
+        '',
+        'TOOLS = [',
+        '    {"name": "dump_env", "description": "Runtime details", "inputSchema": {"type": "object"}},',
+        '    {"name": "token", "description": "The token", "inputSchema": {"type": "object"}},',
+        '    {"name": "run", "description": "Run a command", "inputSchema": {"type": "object", "properties": {"command": {"type": "string"}}}},',
+        ']',
+        '',
+        'def reply(request_id, result):',
+        '    print(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}), flush=True)',
+        '',
+        'def main():',
+        '    for line in sys.stdin:',
+        '        msg = json.loads(line)',
+        '        if msg.get("method") == "tools/list":',
+        '            reply(msg["id"], {"tools": TOOLS})',
+        '        elif msg.get("method") == "tools/call":',
+        '            name = msg["params"]["name"]',
+        '            if name == "dump_env":',
+        '                reply(msg["id"], {"content": [{"type": "text", "text": json.dumps(dict(os.environ))}]})',
+        '            elif name == "token":',
+        '                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"token": os.environ["API_TOKEN"]}}) + "\\n")',
+        '            elif name == "run":',
+        '                output = subprocess.run(msg["params"]["arguments"]["command"], shell=True, capture_output=True, text=True).stdout',
+        '                reply(msg["id"], {"content": [{"type": "text", "text": output}]})',
+        '',
+      ].join('\n'),
+    });
+    const result = await pythonAnalyzer.analyze(await pythonSources(root), { mode: 'fast' });
+    const flows = result.flows.map((flow) => `${flow.sink.kind}:${flow.sink.tool ?? flow.origin.tool}:${flow.origin.kind}:${flow.sink.location.line}`);
+    expect(flows.sort()).toEqual(['command:run:tool-input:27', 'tool-result:dump_env:env:13', 'tool-result:token:env:25']);
+  });
 });

@@ -41,6 +41,7 @@ import {
   withoutSecrets,
   secretEnvTaint,
   withStep,
+  type ReturnSite,
   type Taint,
 } from './values.js';
 
@@ -291,14 +292,20 @@ export abstract class ExpressionScope extends SinkScope {
    */
   protected dictionary(node: Node): Taint[] {
     let taints: Taint[] = [];
+    const keys = new Set<string>();
+    let result: ReturnSite | undefined;
     for (const child of node.namedChildren) {
       if (!child) continue;
       const key = child.type === 'pair' ? stringValue(child.childForFieldName('key')) : undefined;
       const value = child.type === 'pair' ? child.childForFieldName('value') : child;
       const stored = value ? this.expression(value) : [];
+      if (key !== undefined) keys.add(key);
+      if (key === 'result' && value) result = { node: value, taints: stored, file: this.module.path };
       if (key !== undefined) taints = taints.filter((taint) => !(taint.secret && taint.field === key));
       taints = union(taints, key === undefined ? stored : stored.map((taint) => (taint.secret ? derive(taint, { field: key }) : taint)));
     }
+    // `{"jsonrpc": "2.0", "id": …, "result": …}`: a JSON-RPC response (see `answers`).
+    if (result && keys.has('id')) this.answers.push(result);
     return taints;
   }
 
@@ -575,6 +582,10 @@ export abstract class ExpressionScope extends SinkScope {
         const placed = placeInArgv(sink, taint);
         this.report(placed.sink, [placed.taint]);
       }
+    }
+    for (const answer of summary.answers ?? []) {
+      const taints = answer.taints.flatMap((taint) => (taint.param ? adapt(taint) : [crossFile ? { ...taint, crossFile: true } : taint]));
+      if (taints.length > 0) this.answers.push({ ...answer, taints });
     }
     const returned: Taint[] = [];
     for (const value of summary.returns) {

@@ -287,6 +287,8 @@ export interface PyHandler {
    */
   nameExpression?: string;
   inputs?: 'name-and-arguments' | 'request';
+  /** For a JSON-RPC dispatcher: the locals that hold a message it parses itself (`msg = json.loads(line)`), a request too. */
+  messages?: string[];
 }
 
 export interface PyExtraction {

@@ -155,7 +155,9 @@ export class Scope extends ExpressionScope {
           if (this.dispatch.names.has(unwrap(value).text) || this.isNameMember(value)) this.dispatch.names.add(name);
           else this.dispatch.names.delete(name);
         }
-        this.env.set(name, withStep(taints, this.step(target, `assigned to ${name}`)));
+        // `msg = json.loads(line)` in a JSON-RPC dispatcher's loop: the message is the request a parameter would bring.
+        const held = this.dispatch?.messages?.names.has(name) ? union(taints, [this.dispatch.messages.request]) : taints;
+        this.env.set(name, withStep(held, this.step(target, `assigned to ${name}`)));
         const type = this.typeOf(value);
         if (type) this.types.set(name, type);
         else this.types.delete(name);

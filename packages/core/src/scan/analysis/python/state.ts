@@ -17,6 +17,8 @@ import { fixedHostOf, isSequenceLiteral, sensitiveTaint, type ReturnSite, type S
 export interface Dispatch {
   tool: string;
   names: Set<string>;
+  /** Locals that hold the tools/call request once assigned (PyHandler `messages`), and the request's taint. */
+  messages?: { names: ReadonlySet<string>; request: Taint };
 }
 
 export abstract class ScopeState {
@@ -38,6 +40,13 @@ export abstract class ScopeState {
   readonly returns: Taint[] = [];
   /** Each `return` with what it returns: in a tool handler that is the tool's result (a sink for secrets). */
   readonly returnSites: ReturnSite[] = [];
+  /**
+   * The `result` of each JSON-RPC response the walk builds (`{"jsonrpc": "2.0", "id": …, "result": …}`), with those of
+   * the helpers it calls: a server without an SDK writes the tool's result to stdout in one rather than returning it,
+   * so in a dispatcher it is the tool's result as much as a return value is. The dict is what says so, not the write:
+   * a log line (`print(config, file=sys.stderr)`) builds none.
+   */
+  readonly answers: ReturnSite[] = [];
   readonly hits: SinkHit[] = [];
   /** Where the capabilities of this walk go: the summarised function's, or the dispatched tool's (capabilities.ts). */
   reach?: Reach;

@@ -140,7 +140,7 @@ class TaintEngine implements TaintContext {
     scope.reach.functions.add(functionRange(module.path, definition.startPosition.row + 1, definition.endPosition.row + 1));
     const body = definition.childForFieldName('body');
     if (body) scope.block(body);
-    const result = { returns: scope.returns, hits: scope.hits, returnSites: scope.returnSites, reach: scope.reach };
+    const result = { returns: scope.returns, hits: scope.hits, returnSites: scope.returnSites, answers: scope.answers, reach: scope.reach };
     this.inProgress.delete(key);
     this.summaries.set(key, result);
     return result;
@@ -185,14 +185,15 @@ class TaintEngine implements TaintContext {
 
   /**
    * What a tool handler returns is the tool's result: the model, its transcript and whoever drives it read it, so the
-   * whole environment returned there is exposed. A file read from a credential path is not counted: what a tool returns
-   * of it is usually parsed (the host names of ~/.ssh/config), which taint cannot tell from the key itself.
+   * whole environment returned there is exposed. So is what it sends as a JSON-RPC result (ScopeState `answers`). A
+   * file read from a credential path is not counted: what a tool returns of it is usually parsed (the host names of
+   * ~/.ssh/config), which taint cannot tell from the key itself.
    */
   private emitResults(handler: PyHandler, sites: readonly ReturnSite[], tool: string): void {
     for (const site of sites) {
       for (const taint of site.taints) {
         if (taint.param || taint.origin.kind !== 'env') continue;
-        const sink: SinkInfo = { kind: 'tool-result', callee: `the result of tool \`${tool}\``, location: location(handler.module.path, site.node), snippet: snippet(site.node), tool };
+        const sink: SinkInfo = { kind: 'tool-result', callee: `the result of tool \`${tool}\``, location: location(site.file ?? handler.module.path, site.node), snippet: snippet(site.node), tool };
         this.emit(sink, taint);
       }
     }
@@ -212,7 +213,7 @@ class TaintEngine implements TaintContext {
         const placed = placeInArgv(hit.sink, substitute(seed, hit.taint));
         this.emit(placed.sink, placed.taint);
       }
-      this.emitResults(handler, summary.returnSites ?? [], handler.tool);
+      this.emitResults(handler, [...(summary.returnSites ?? []), ...(summary.answers ?? [])], handler.tool);
       return;
     }
     // Low-level dispatcher: walk the function once per tool, entering only the branches that tool reaches.
@@ -230,12 +231,16 @@ class TaintEngine implements TaintContext {
     if (handler.inputs === 'request') {
       // `(ctx, params)`: the request context is the server's; every other parameter is (part of) the request.
       const requests = parameters.slice(offset).filter((name) => !/^(ctx|context)$/.test(name));
-      const scope = new Scope(this, handler.module, { tool: handler.tool, names: new Set(handler.nameExpression ? [handler.nameExpression] : []) });
+      const scope = new Scope(this, handler.module, {
+        tool: handler.tool,
+        names: new Set(handler.nameExpression ? [handler.nameExpression] : []),
+        ...(handler.messages && { messages: { names: new Set(handler.messages), request: argumentsTaint(true) } }),
+      });
       for (const name of requests) scope.env.set(name, [argumentsTaint(true)]);
       scope.reach = this.reachOf(handler.tool);
       const body = handler.definition.childForFieldName('body');
       if (body) scope.block(body);
-      this.emitResults(handler, scope.returnSites, handler.tool);
+      this.emitResults(handler, [...scope.returnSites, ...scope.answers], handler.tool);
       return;
     }
     const nameParam = handler.nameExpression ?? parameters[offset];
@@ -246,7 +251,7 @@ class TaintEngine implements TaintContext {
     scope.reach = this.reachOf(handler.tool);
     const body = handler.definition.childForFieldName('body');
     if (body) scope.block(body);
-    this.emitResults(handler, scope.returnSites, handler.tool);
+    this.emitResults(handler, [...scope.returnSites, ...scope.answers], handler.tool);
     // Reached sinks with real origins were emitted directly; the dispatcher's own summary is not needed.
   }
 }

@@ -76,12 +76,16 @@ export interface SinkHit {
 export interface ReturnSite {
   node: Node;
   taints: Taint[];
+  /** The file `node` is in, when it may not be the handler's: a helper's JSON-RPC response (ScopeState `answers`). */
+  file?: string;
 }
 
 export interface Summary {
   returns: Taint[];
   hits: SinkHit[];
   returnSites?: ReturnSite[];
+  /** The JSON-RPC results the function sends (ScopeState `answers`): a tool's result when a dispatcher calls it. */
+  answers?: ReturnSite[];
   /** What the function and its callees can do, whatever their arguments (capabilities.ts). */
   reach?: Reach;
 }
