@@ -1,6 +1,7 @@
 import type { Capability, Severity, ToolDefinition } from '../scan/model.js';
 import type { RuleContext } from './create-rule.js';
 import { createRule } from './create-rule.js';
+import { DECLARES } from './support/declared-behaviour.js';
 import { SENSITIVE_STORES } from './support/sensitive-targets.js';
 
 /**
@@ -26,6 +27,16 @@ const SECURITY_WORDS = /\b(firewall|selinux|apparmor|gatekeeper|defender|antivir
  */
 const SCRATCH_PATH = /^(\/tmp|\/var\/tmp|\$TMP|%TEMP%)([/\\]|$)|(^|[/\\])(\.?cache|tmp|temp|logs?)([/\\]|$)|\.(log|tmp|temp|lock|bak)$/i;
 
+/**
+ * A description's claim that the tool keeps to this machine: "saves the note locally", "works offline", "your data never
+ * leaves your computer". Said of a tool whose code talks to the network, it hides where the data goes.
+ */
+const LOCAL_ONLY =
+  /\b(?:locally|offline|on[\s-]device|local[\s-]only|on\s+(?:your|this|the\s+user'?s)\s+(?:own\s+)?(?:machine|computer|device|disk|laptop)|never\s+(?:leaves?|sent|uploaded|shared)|(?:stays?|kept|remains?)\s+(?:on|in)\s+(?:your|this)\s+(?:machine|computer|device|disk|workspace)|without\s+(?:any\s+)?(?:network|internet)|no\s+(?:network|internet|telemetry|data\s+(?:is\s+)?(?:sent|shared|uploaded)))\b/i;
+
+/** Words beside a local claim that admit a remote side ("also pushed to your sync server", "your cloud account"). */
+const ADMITS_REMOTE = /\b(?:push\w*|servers?|cloud|accounts?|hosted|mirror\w*)\b/;
+
 /** Host labels that say nothing about what a service is. */
 const GENERIC_HOST_WORDS = new Set(['api', 'www', 'com', 'net', 'org', 'io', 'dev', 'app', 'cloud', 'service', 'services', 'server', 'data', 'static', 'cdn', 'gateway', 'prod', 'v1', 'v2', 'v3', 'co', 'uk', 'de', 'ai', 'us', 'eu']);
 
@@ -46,8 +57,10 @@ export default createRule({
       "A tool's code can do something its description and annotations do not admit: a `readOnlyHint: true` tool that " +
       'writes or deletes files, a `destructiveHint: false` tool that deletes, an `openWorldHint: false` tool that talks ' +
       'to the network, a tool that writes a persistence location (shell start-up files, crontab, launch agents, ' +
-      '`authorized_keys`, git hooks) or switches off a security control without saying so, or one that reads a ' +
-      'credential store or sends data to a host unrelated to what it is about. Clients and users approve tools by ' +
+      '`authorized_keys`, git hooks) or switches off a security control without saying so, one that reads a ' +
+      'credential store or sends data to a host unrelated to what it is about, or one that says it keeps to this ' +
+      'machine ("stored locally", "works offline", "never leaves your computer") while it talks to the network. ' +
+      'Clients and users approve tools by ' +
       'their description and annotations; behaviour hidden behind them is how a trojaned server works.',
     remediation:
       'Make the description and annotations say what the tool does (and set `readOnlyHint`/`destructiveHint`/' +
@@ -141,6 +154,19 @@ function checkUndisclosed(tool: ToolDefinition, capabilities: readonly Capabilit
     }
   }
   unrelatedHosts(tool, capabilities, text, context);
+  localClaim(tool, capabilities, text, context);
+}
+
+/**
+ * A tool that says it keeps to this machine but talks to another: one finding, at its first request to a host that is
+ * not this machine. A description that also speaks of the network (a URL, an API, sync, upload) admits it.
+ */
+function localClaim(tool: ToolDefinition, capabilities: readonly Capability[], text: string, context: RuleContext): void {
+  const claim = LOCAL_ONLY.exec(text);
+  const lower = text.toLowerCase();
+  if (!claim || DECLARES.network.test(lower) || DECLARES['network-send'].test(lower) || ADMITS_REMOTE.test(lower)) return;
+  const remote = capabilities.find((capability) => capability.kind === 'network' && !(capability.target && /^(localhost|127\.|0\.0\.0\.0|\[?::1\]?)/.test(capability.target)));
+  if (remote) report(context, tool, remote, 'medium', `Tool \`${tool.name}\` says it works ${JSON.stringify(claim[0])} but talks to the network: ${remote.detail}`, 'the description');
 }
 
 /**
