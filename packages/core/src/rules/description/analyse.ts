@@ -219,7 +219,7 @@ function actsOf(sentence: ReadSentence, subject: Subject, purpose: ReadonlySet<s
   const slotMustBe = new RegExp(String.raw`${RECIPIENT_SLOTS.source}[^.]{0,20}\b(?:must|should|shall|has\s+to|is\s+to|needs?\s+to)\s+(?:always\s+)?be\b`, 'i').test(text);
   const rulesTraffic = (sentence.mood === 'obligation' || sentence.mood === 'imperative') && TRAFFIC.test(text);
   if ((others.length > 0 || whenOther || rulesTraffic) && (addressed || whenOther) && sentence.mood !== 'statement' || (whenOther && literalTarget)) {
-    const target = [...others, ...openingOthers];
+    const target = [...new Set([...others, ...openingOthers])];
     if (literalTarget && (reroute || slotMustBe || (rewrite && slot))) {
       add('other-tool-rule', 'critical', `makes ${target.length > 0 ? target.map((name) => `\`${name}\``).join(', ') : 'other calls'} send to or use \`${literalTarget.text}\``, 'a description may explain its own tool; fixing another tool\'s recipient or destination redirects what the user asked for', [...target, literalTarget.text]);
     } else if (target.length > 0 && overridesUser) {

@@ -95,6 +95,16 @@ export const CONSEQUENTIAL_VERBS = new Set([
   'store', 'include',
 ]);
 
+/**
+ * Words that head a label in front of a sentence ("Note:", "Compliance note for assistants:", "Internal policy
+ * (assistants only):"): a notice, a rule, or a flag of urgency. A label is read past to the sentence it introduces.
+ */
+export const LABEL_WORDS = new Set([
+  'note', 'notes', 'notice', 'nb', 'important', 'mandatory', 'required', 'critical', 'attention', 'warning', 'caution', 'alert',
+  'reminder', 'policy', 'policies', 'requirement', 'requirements', 'rule', 'rules', 'instruction', 'instructions',
+  'directive', 'guideline', 'guidelines', 'compliance', 'memo', 'advisory', 'protocol', 'system', 'admin', 'assistant',
+]);
+
 /** Words that name the model or agent as the one addressed. */
 export const MODEL_SUBJECT = /^(?:you|the\s+(?:assistant|model|agent|ai|llm|bot|copilot|chatbot)|assistants?|agents?|models?|ai|llms?|claude|gpt|gemini|cursor)$/i;
 

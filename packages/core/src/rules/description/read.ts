@@ -6,7 +6,7 @@ import type winkNLP from 'wink-nlp';
 import { detectAll } from 'tinyld/light';
 import { maskEntities, entityIndex, type Entity } from './entities.js';
 import { sentences } from '../support/text-patterns.js';
-import { ACCESS_VERBS, CONSEQUENTIAL_VERBS, TRANSFER_VERBS } from './lexicon.js';
+import { ACCESS_VERBS, CONSEQUENTIAL_VERBS, LABEL_WORDS, MODEL_SUBJECT, TRANSFER_VERBS } from './lexicon.js';
 
 // Loaded on first use: importing the English model costs 70-300 ms in every thread that imports the engine, and most
 // never read a description (the CLI's other commands, a scan's coordinating thread while workers do the scanning).
@@ -65,7 +65,29 @@ const VERB_LIKE = new Set([
   'prioritise', 'respond', 'reply', 'answer', 'render', 'hide', 'keep', 'stop', 'refuse', 'deny', 'follow', 'apply',
 ]);
 
-const ORDER_OPENING = /^\s*(?:(?:[-*•>]|\d+[.)])\s*)?(?:(?:important|note|mandatory|required|critical|attention|warning|system|admin|assistant)\s*[:!-]\s*)?/i;
+/** A list marker, then a label ending in a colon (or, for one word, "!" or "-") in front of the sentence proper. */
+const LIST_MARKER = /^\s*(?:(?:[-*•>]|\d+[.)])\s*)?/;
+const LABEL = /^([\p{L}\d][\p{L}\d\s()'’/&-]{0,60}?)\s*(:|!|\s-)\s*/u;
+const LABEL_MAX_WORDS = 6;
+
+/**
+ * The clause without its list marker and its label: a short heading before a colon that names a notice, a rule or
+ * the model ("Important:", "Compliance note for assistants:", "Internal policy (assistants only):"), so the order it
+ * introduces is read as an order, opening clause and all. A heading that is neither a notice nor addressed to the
+ * model ("Returns:", "Result shape:") is kept, and so is a lead-in with a verb, a sentence of its own ("Rules
+ * applied by the server: …").
+ */
+function withoutLabel(clause: string): string {
+  const body = clause.replace(LIST_MARKER, '');
+  const label = LABEL.exec(body);
+  if (!label) return body;
+  const words = label[1]!.toLowerCase().match(/\p{L}[\p{L}'’-]*/gu) ?? [];
+  if (words.length === 0 || words.length > LABEL_MAX_WORDS || (label[2] !== ':' && words.length > 1)) return body;
+  if (!words.some((word) => LABEL_WORDS.has(word) || MODEL_SUBJECT.test(word))) return body;
+  if (words.length > 1 && tokens(label[1]!).some((token) => token.pos === 'VERB' || token.pos === 'AUX')) return body;
+  return body.slice(label[0].length);
+}
+
 const CLAUSE_OPENING = /^(before|prior\s+to|after|once|when|whenever|each\s+time|every\s+time|if|while|upon|on|to|in\s+order\s+to|for)\b([^,;:]{3,160})[,;:]\s*(.+)$/i;
 
 function lowerFirst(text: string): string {
@@ -166,7 +188,7 @@ export function readText(text: string, knownTools: ReadonlySet<string>, hidden?:
   const result: ReadSentence[] = [];
   const clauses = sentences(masked.text).flatMap(({ text: sentence }) => sentence.split(/(?<=;)\s+|(?<=:)\s+(?=(?:always|never|do not|don't|you|please|make sure|also|then|and|this)\b)/i));
   for (const raw of clauses) {
-    const body = raw.replace(ORDER_OPENING, '');
+    const body = withoutLabel(raw);
     if (!/\p{L}/u.test(body)) continue;
     // A short lead-in before a comma ("Like mcp.json, please read …") does not hide the order that follows it.
     // One tagging pass per sentence; an opening clause and the main clause are slices of it, split at the first
