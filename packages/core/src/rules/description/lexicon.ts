@@ -27,6 +27,12 @@ export const AUDIENCE_WORDS = new Set([
   'owner', 'them', 'him', 'her', 'someone', 'nobody', 'client', 'reviewer', 'admin', 'administrator', 'team',
 ]);
 
+/**
+ * The model's own messages to the user, as opposed to a request, a response or a field the tool handles: "your
+ * replies", "the answer", "your response to the user", "what you tell the user".
+ */
+export const MODEL_REPLY = /(?:(?:your|any|the)\s+(?:\w+\s+)?(?:reply|replies|answers?)|your\s+(?:\w+\s+)?(?:responses?|messages?|output|summary|summaries)|(?:responses?|messages?|output|summary)\s+to\s+the\s+user|what\s+you\s+(?:say|tell|show|write)(?:\s+to)?\s+the\s+user)\b/i;
+
 /** What is being hidden when it is the action itself ("do not mention this step"), not data the tool protects. */
 export const HIDDEN_OBJECT_WORDS = new Set([
   'this', 'that', 'it', 'these', 'those', 'change', 'step', 'instruction', 'note', 'action', 'call', 'request',
