@@ -100,6 +100,10 @@ interface Token {
   pos: string;
   /** An English function word ("the", "to", "of" …) by the model's stop-word list. */
   stop: boolean;
+  /** A word of the English model's vocabulary. */
+  english: boolean;
+  /** Written with a capital after its first letter ("JPEG", "GitLab"): an acronym or a name, of no language. */
+  acronym: boolean;
 }
 
 /**
@@ -128,7 +132,15 @@ function tag(text: string): Token[] {
   const lemmas = doc.tokens().out(its.lemma as unknown as typeof its.normal) as string[];
   const pos = doc.tokens().out(its.pos) as string[];
   const stop = doc.tokens().out(its.stopWordFlag) as unknown as boolean[];
-  return words.map((word, index) => ({ word, lemma: (lemmas[index] ?? word).toLowerCase(), pos: pos[index] ?? 'X', stop: stop[index] === true }));
+  const shapes = doc.tokens().out(its.shape) as string[];
+  return words.map((word, index) => ({
+    word,
+    lemma: (lemmas[index] ?? word).toLowerCase(),
+    pos: pos[index] ?? 'X',
+    stop: stop[index] === true,
+    english: !doc.isOOV(word),
+    acronym: /^.+X/.test(shapes[index] ?? ''),
+  }));
 }
 
 /** The mood of a clause from its tokens: who must do what, and whether it is forbidden. */
@@ -160,16 +172,41 @@ function moodOf(clause: Token[]): { mood: Mood; subjectIsModel: boolean } {
   return { mood: 'statement', subjectIsModel };
 }
 
+/** The share of a sentence's words that must be English words for the sentence to be taken as English. */
+const ENGLISH_VOCABULARY_SHARE = 0.75;
+/** How many words outside the English vocabulary a sentence needs before it can be taken for another language. */
+const FOREIGN_WORDS_MIN = 3;
+/** A word with a capital after its first letter, as `Token.acronym`. */
+const ACRONYM = /(?<!\p{L})\p{L}\p{L}*?\p{Lu}\p{L}*/gu;
+
+/** The words of a sentence without its example values ("e.g. json, yaml or csv"): names, of no language. */
+function withoutExamples(words: readonly Token[]): Token[] {
+  let inExample = false;
+  return words.filter((token) => {
+    if (token.word === 'e.g.' || token.word === 'eg') inExample = true;
+    else if (token.word === ')' || token.word === ';') inExample = false;
+    return !inExample;
+  });
+}
+
 function languageOf(text: string, words: readonly Token[]): string | undefined {
   const letters = text.replace(/entity\d+/g, ' ').replace(/[^\p{L}\s]/gu, ' ').trim();
   if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Thai}\p{Script=Devanagari}\p{Script=Greek}]{2,}/u.test(letters)) {
     return detectAll(letters)[0]?.lang ?? 'und';
   }
-  const wordTokens = words.filter((token) => /^\p{L}{2,}$/u.test(token.word) && entityIndex(token.word) === undefined);
+  const wordTokens = withoutExamples(words).filter((token) => /^\p{L}{2,}$/u.test(token.word) && entityIndex(token.word) === undefined);
   if (wordTokens.length < 4) return undefined;
   // English function words settle short Latin-script sentences that letter statistics alone would misplace.
   if (wordTokens.filter((token) => token.stop).length / wordTokens.length >= 0.2) return undefined;
-  const guesses = detectAll(letters);
+  // So do English words: tinyld takes a whole sentence for Dutch on one word it holds unique to Dutch ("jpeg"), while
+  // a sentence mostly of English words, or with only a couple of others (file formats, product names), is English.
+  // Foreign sentences stay clear of both bars even with their English cognates ("message", "canal", "de", "die" are
+  // English words too). Acronyms and names belong to no language, unless the whole sentence is in capitals.
+  const shouted = wordTokens.filter((token) => token.acronym).length * 2 > wordTokens.length;
+  const plainWords = shouted ? wordTokens : wordTokens.filter((token) => !token.acronym);
+  const englishWords = plainWords.filter((token) => token.english).length;
+  if (englishWords >= ENGLISH_VOCABULARY_SHARE * plainWords.length || plainWords.length - englishWords < FOREIGN_WORDS_MIN) return undefined;
+  const guesses = detectAll(shouted ? letters : letters.replace(ACRONYM, ' '));
   const [top, next] = guesses;
   if (!top || top.lang === 'en') return undefined;
   const english = guesses.find((guess) => guess.lang === 'en')?.accuracy ?? 0;
