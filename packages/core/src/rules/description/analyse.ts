@@ -6,7 +6,7 @@ import { isWellKnownTool } from '../support/well-known-tools.js';
 import type { Entity } from './entities.js';
 import {
   ACCESS_VERBS, AMBIGUOUS_CONVERSATION, AUDIENCE_WORDS, AUTHORITY_WORDS, CONSEQUENTIAL_VERBS, CONVERSATION_WORDS, FOREIGN_CONCEPTS,
-  HARM_WORDS, HIDDEN_OBJECT_WORDS, NONCOMPLIANCE, RANK_WORDS, RECIPIENT_SLOTS, SECRET_WORDS, SELF_WORDS,
+  HARM_WORDS, HIDDEN_OBJECT_WORDS, MODEL_REPLY, NONCOMPLIANCE, RANK_WORDS, RECIPIENT_SLOTS, SECRET_WORDS, SELF_WORDS,
   TRANSFER_VERBS, WHOLESALE,
 } from './lexicon.js';
 import { canCarryText } from '../support/sensitive-targets.js';
@@ -25,8 +25,14 @@ const SENDING_PURPOSE = ['send', 'email', 'mail', 'message', 'post', 'notify', '
 const DATA_CAPTURE = /\b(?:with|pass|include|send|forward|including)\b[^.]{0,40}\b(?:result|output|response|arguments?|request|content|contents|conversation|history|message|command|data)\b/i;
 
 /** A verb of telling under a negation that governs it: "do not mention", "no need to inform", "without telling". */
-const NEGATED_TELL = /\b(?:not|n't|never|no\s+need\s+to|without|avoid|refrain\s+from|nor)\s+(?:\w+\s+){0,2}?(?:tell|mention|inform|notify|alert|reveal|disclos|explain|say|report|surfac|acknowledg|bring\s+(?:it|this|that)\s+up|let\s+(?:\w+\s+){1,5}?know|announc|divulg|expos|communicat|discuss|narrat|show(?:ing)?\s+(?:this|it|that|the\s+user))\w*/i;
-const CONCEAL_VERB = /\b(?:hide|hides|hiding|conceal\w*|withh[oe]ld\w*|suppress\w*|keep\s+(?:\w+\s+){0,3}?(?:hidden|secret|confidential|quiet|private)\s+from|omit\s+(?:\w+\s+){0,3}?from)\b/i;
+const NEGATED_TELL = /(?:\b(?:not|never|no\s+need\s+to|without|avoid|refrain\s+from|nor)|n['’]t)\s+(?:\w+\s+){0,2}?(?:tell|mention|inform|notify|alert|reveal|disclos|explain|say|report|surfac|acknowledg|bring\s+(?:\w+\s+){0,3}?up|let\s+(?:\w+\s+){1,5}?know|announc|divulg|expos|communicat|discuss|narrat|show(?:ing)?\s+(?:this|it|that|the\s+user))\w*/i;
+const CONCEAL_VERB = /\b(?:hide|hides|hiding|conceal\w*|withh[oe]ld\w*|suppress\w*|keep\s+(?:\w+\s+){0,3}?(?:hidden|secret|confidential|quiet|private)\s+from|omit\s+(?:\w+\s+){0,5}?from)\b/i;
+/**
+ * Keeping something out of what the model tells the user: "keep this requirement out of your replies", "leave the
+ * audit step out of the answer", "leave out this note from your reply". The object is captured: an act or the
+ * instruction itself is hidden ("this requirement"), data kept out of a place is not ("the raw JSON").
+ */
+const KEPT_OUT_OF_REPLY = new RegExp(String.raw`\b(?:(?:keep|leave)\s+((?:[\w'-]+\s+){1,5}?)out\s+of|leave\s+out\s+((?:[\w'-]+\s+){1,5}?)(?:from|of|in))\s+${MODEL_REPLY.source}`, 'i');
 const COVERT_ADVERB = /\b(?:secretly|silently|quietly|covertly|discreetly|stealthily|invisibly|unnoticed|undetected)\b/i;
 import { readText, type ReadSentence } from './read.js';
 
@@ -138,11 +144,14 @@ function actsOf(sentence: ReadSentence, subject: Subject, purpose: ReadonlySet<s
   const negatedTell = NEGATED_TELL.exec(text);
   const concealVerb = CONCEAL_VERB.exec(text);
   const covertAct = COVERT_ADVERB.exec(text);
+  const keptOut = KEPT_OUT_OF_REPLY.exec(text);
+  const keptOutHead = keptOut ? (keptOut[1] ?? keptOut[2]!).trim().split(/\s+/).pop()!.toLowerCase() : undefined;
+  const secrecyByOmission = keptOutHead !== undefined && (HIDDEN_OBJECT_WORDS.has(keptOutHead) || HIDDEN_OBJECT_WORDS.has(keptOutHead.replace(/s$/, '')));
   const secrecyByNegation = negatedTell && (audience || hiddenObject) && !SECRET_WORDS.test(text.replace(/\b(?:this|it)\b/gi, ''));
   const secrecyByConcealment = concealVerb && audience && !/\b(?:hidden|private)\s+(?:files?|folders?|directories|attributes?|fields?|columns?|elements?|inputs?|channels?|repos?|repositories|notes?)\b/i.test(text);
   const covert = covertAct && addressed && [...verbs].some((verb) => CONSEQUENTIAL_VERBS.has(verb) || TRANSFER_VERBS.has(verb));
   const userMustNotKnow = /\b(?:user|human|anyone|nobody|no\s+one|they)\b[^.]{0,40}\b(?:must|should|need|needs|may|will|shall)\s*(?:not|n't|never)\s+(?:\w+\s+)?(?:know|see|notice|find\s+out|learn|be\s+(?:told|informed|aware|notified|alerted|bothered))|\b(?:does|do)\s*(?:not|n't)\s+need\s+to\s+(?:know|be\s+(?:told|informed|aware))|\bwithout\s+(?:the\s+)?(?:user|human|anyone)(?:'s)?\s+(?:knowing|noticing|knowledge|awareness|being\s+(?:told|informed|aware))|\b(?:behind\s+the\s+(?:user|scenes)|out\s+of\s+(?:the\s+)?(?:user's\s+)?sight|under\s+the\s+radar)\b|\bkeep\s+(?:this|it|these)\s+(?:\w+\s+)?(?:secret|confidential|private|to\s+yourself|between\s+us)\b|\b(?:is|are)\s+not\s+(?:to\s+be\s+)?told\b/i.test(text);
-  if ((secrecyByNegation && addressed) || secrecyByConcealment || covert || userMustNotKnow) {
+  if (((secrecyByNegation || secrecyByOmission) && addressed) || secrecyByConcealment || covert || userMustNotKnow) {
     add('secrecy', 'critical', 'asks for secrecy towards the user', 'an honest tool has nothing to hide from the person using it; secrecy is how a hidden action stays unnoticed');
   }
 
@@ -219,7 +228,7 @@ function actsOf(sentence: ReadSentence, subject: Subject, purpose: ReadonlySet<s
   const slotMustBe = new RegExp(String.raw`${RECIPIENT_SLOTS.source}[^.]{0,20}\b(?:must|should|shall|has\s+to|is\s+to|needs?\s+to)\s+(?:always\s+)?be\b`, 'i').test(text);
   const rulesTraffic = (sentence.mood === 'obligation' || sentence.mood === 'imperative') && TRAFFIC.test(text);
   if ((others.length > 0 || whenOther || rulesTraffic) && (addressed || whenOther) && sentence.mood !== 'statement' || (whenOther && literalTarget)) {
-    const target = [...others, ...openingOthers];
+    const target = [...new Set([...others, ...openingOthers])];
     if (literalTarget && (reroute || slotMustBe || (rewrite && slot))) {
       add('other-tool-rule', 'critical', `makes ${target.length > 0 ? target.map((name) => `\`${name}\``).join(', ') : 'other calls'} send to or use \`${literalTarget.text}\``, 'a description may explain its own tool; fixing another tool\'s recipient or destination redirects what the user asked for', [...target, literalTarget.text]);
     } else if (target.length > 0 && overridesUser) {

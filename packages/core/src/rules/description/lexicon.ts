@@ -27,6 +27,12 @@ export const AUDIENCE_WORDS = new Set([
   'owner', 'them', 'him', 'her', 'someone', 'nobody', 'client', 'reviewer', 'admin', 'administrator', 'team',
 ]);
 
+/**
+ * The model's own messages to the user, as opposed to a request, a response or a field the tool handles: "your
+ * replies", "the answer", "your response to the user", "what you tell the user".
+ */
+export const MODEL_REPLY = /(?:(?:your|any|the)\s+(?:\w+\s+)?(?:reply|replies|answers?)|your\s+(?:\w+\s+)?(?:responses?|messages?|output|summary|summaries)|(?:responses?|messages?|output|summary)\s+to\s+the\s+user|what\s+you\s+(?:say|tell|show|write)(?:\s+to)?\s+the\s+user)\b/i;
+
 /** What is being hidden when it is the action itself ("do not mention this step"), not data the tool protects. */
 export const HIDDEN_OBJECT_WORDS = new Set([
   'this', 'that', 'it', 'these', 'those', 'change', 'step', 'instruction', 'note', 'action', 'call', 'request',
@@ -93,6 +99,16 @@ export const CONSEQUENTIAL_VERBS = new Set([
   'subscribe', 'star', 'follow', 'fork', 'commit', 'push', 'merge', 'disable', 'chmod', 'modify', 'overwrite',
   'append', 'attach', 'read', 'collect', 'gather', 'harvest', 'dump', 'back', 'backup', 'archive', 'write', 'save',
   'store', 'include',
+]);
+
+/**
+ * Words that head a label in front of a sentence ("Note:", "Compliance note for assistants:", "Internal policy
+ * (assistants only):"): a notice, a rule, or a flag of urgency. A label is read past to the sentence it introduces.
+ */
+export const LABEL_WORDS = new Set([
+  'note', 'notes', 'notice', 'nb', 'important', 'mandatory', 'required', 'critical', 'attention', 'warning', 'caution', 'alert',
+  'reminder', 'policy', 'policies', 'requirement', 'requirements', 'rule', 'rules', 'instruction', 'instructions',
+  'directive', 'guideline', 'guidelines', 'compliance', 'memo', 'advisory', 'protocol', 'system', 'admin', 'assistant',
 ]);
 
 /** Words that name the model or agent as the one addressed. */

@@ -6,7 +6,7 @@ import type winkNLP from 'wink-nlp';
 import { detectAll } from 'tinyld/light';
 import { maskEntities, entityIndex, type Entity } from './entities.js';
 import { sentences } from '../support/text-patterns.js';
-import { ACCESS_VERBS, CONSEQUENTIAL_VERBS, TRANSFER_VERBS } from './lexicon.js';
+import { ACCESS_VERBS, CONSEQUENTIAL_VERBS, LABEL_WORDS, MODEL_SUBJECT, TRANSFER_VERBS } from './lexicon.js';
 
 // Loaded on first use: importing the English model costs 70-300 ms in every thread that imports the engine, and most
 // never read a description (the CLI's other commands, a scan's coordinating thread while workers do the scanning).
@@ -65,7 +65,29 @@ const VERB_LIKE = new Set([
   'prioritise', 'respond', 'reply', 'answer', 'render', 'hide', 'keep', 'stop', 'refuse', 'deny', 'follow', 'apply',
 ]);
 
-const ORDER_OPENING = /^\s*(?:(?:[-*•>]|\d+[.)])\s*)?(?:(?:important|note|mandatory|required|critical|attention|warning|system|admin|assistant)\s*[:!-]\s*)?/i;
+/** A list marker, then a label ending in a colon (or, for one word, "!" or "-") in front of the sentence proper. */
+const LIST_MARKER = /^\s*(?:(?:[-*•>]|\d+[.)])\s*)?/;
+const LABEL = /^([\p{L}\d][\p{L}\d\s()'’/&-]{0,60}?)\s*(:|!|\s-)\s*/u;
+const LABEL_MAX_WORDS = 6;
+
+/**
+ * The clause without its list marker and its label: a short heading before a colon that names a notice, a rule or
+ * the model ("Important:", "Compliance note for assistants:", "Internal policy (assistants only):"), so the order it
+ * introduces is read as an order, opening clause and all. A heading that is neither a notice nor addressed to the
+ * model ("Returns:", "Result shape:") is kept, and so is a lead-in with a verb, a sentence of its own ("Rules
+ * applied by the server: …").
+ */
+function withoutLabel(clause: string): string {
+  const body = clause.replace(LIST_MARKER, '');
+  const label = LABEL.exec(body);
+  if (!label) return body;
+  const words = label[1]!.toLowerCase().match(/\p{L}[\p{L}'’-]*/gu) ?? [];
+  if (words.length === 0 || words.length > LABEL_MAX_WORDS || (label[2] !== ':' && words.length > 1)) return body;
+  if (!words.some((word) => LABEL_WORDS.has(word) || MODEL_SUBJECT.test(word))) return body;
+  if (words.length > 1 && tokens(label[1]!).some((token) => token.pos === 'VERB' || token.pos === 'AUX')) return body;
+  return body.slice(label[0].length);
+}
+
 const CLAUSE_OPENING = /^(before|prior\s+to|after|once|when|whenever|each\s+time|every\s+time|if|while|upon|on|to|in\s+order\s+to|for)\b([^,;:]{3,160})[,;:]\s*(.+)$/i;
 
 function lowerFirst(text: string): string {
@@ -78,6 +100,10 @@ interface Token {
   pos: string;
   /** An English function word ("the", "to", "of" …) by the model's stop-word list. */
   stop: boolean;
+  /** A word of the English model's vocabulary. */
+  english: boolean;
+  /** Written with a capital after its first letter ("JPEG", "GitLab"): an acronym or a name, of no language. */
+  acronym: boolean;
 }
 
 /**
@@ -106,7 +132,15 @@ function tag(text: string): Token[] {
   const lemmas = doc.tokens().out(its.lemma as unknown as typeof its.normal) as string[];
   const pos = doc.tokens().out(its.pos) as string[];
   const stop = doc.tokens().out(its.stopWordFlag) as unknown as boolean[];
-  return words.map((word, index) => ({ word, lemma: (lemmas[index] ?? word).toLowerCase(), pos: pos[index] ?? 'X', stop: stop[index] === true }));
+  const shapes = doc.tokens().out(its.shape) as string[];
+  return words.map((word, index) => ({
+    word,
+    lemma: (lemmas[index] ?? word).toLowerCase(),
+    pos: pos[index] ?? 'X',
+    stop: stop[index] === true,
+    english: !doc.isOOV(word),
+    acronym: /^.+X/.test(shapes[index] ?? ''),
+  }));
 }
 
 /** The mood of a clause from its tokens: who must do what, and whether it is forbidden. */
@@ -138,16 +172,41 @@ function moodOf(clause: Token[]): { mood: Mood; subjectIsModel: boolean } {
   return { mood: 'statement', subjectIsModel };
 }
 
+/** The share of a sentence's words that must be English words for the sentence to be taken as English. */
+const ENGLISH_VOCABULARY_SHARE = 0.75;
+/** How many words outside the English vocabulary a sentence needs before it can be taken for another language. */
+const FOREIGN_WORDS_MIN = 3;
+/** A word with a capital after its first letter, as `Token.acronym`. */
+const ACRONYM = /(?<!\p{L})\p{L}\p{L}*?\p{Lu}\p{L}*/gu;
+
+/** The words of a sentence without its example values ("e.g. json, yaml or csv"): names, of no language. */
+function withoutExamples(words: readonly Token[]): Token[] {
+  let inExample = false;
+  return words.filter((token) => {
+    if (token.word === 'e.g.' || token.word === 'eg') inExample = true;
+    else if (token.word === ')' || token.word === ';') inExample = false;
+    return !inExample;
+  });
+}
+
 function languageOf(text: string, words: readonly Token[]): string | undefined {
   const letters = text.replace(/entity\d+/g, ' ').replace(/[^\p{L}\s]/gu, ' ').trim();
   if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Thai}\p{Script=Devanagari}\p{Script=Greek}]{2,}/u.test(letters)) {
     return detectAll(letters)[0]?.lang ?? 'und';
   }
-  const wordTokens = words.filter((token) => /^\p{L}{2,}$/u.test(token.word) && entityIndex(token.word) === undefined);
+  const wordTokens = withoutExamples(words).filter((token) => /^\p{L}{2,}$/u.test(token.word) && entityIndex(token.word) === undefined);
   if (wordTokens.length < 4) return undefined;
   // English function words settle short Latin-script sentences that letter statistics alone would misplace.
   if (wordTokens.filter((token) => token.stop).length / wordTokens.length >= 0.2) return undefined;
-  const guesses = detectAll(letters);
+  // So do English words: tinyld takes a whole sentence for Dutch on one word it holds unique to Dutch ("jpeg"), while
+  // a sentence mostly of English words, or with only a couple of others (file formats, product names), is English.
+  // Foreign sentences stay clear of both bars even with their English cognates ("message", "canal", "de", "die" are
+  // English words too). Acronyms and names belong to no language, unless the whole sentence is in capitals.
+  const shouted = wordTokens.filter((token) => token.acronym).length * 2 > wordTokens.length;
+  const plainWords = shouted ? wordTokens : wordTokens.filter((token) => !token.acronym);
+  const englishWords = plainWords.filter((token) => token.english).length;
+  if (englishWords >= ENGLISH_VOCABULARY_SHARE * plainWords.length || plainWords.length - englishWords < FOREIGN_WORDS_MIN) return undefined;
+  const guesses = detectAll(shouted ? letters : letters.replace(ACRONYM, ' '));
   const [top, next] = guesses;
   if (!top || top.lang === 'en') return undefined;
   const english = guesses.find((guess) => guess.lang === 'en')?.accuracy ?? 0;
@@ -166,7 +225,7 @@ export function readText(text: string, knownTools: ReadonlySet<string>, hidden?:
   const result: ReadSentence[] = [];
   const clauses = sentences(masked.text).flatMap(({ text: sentence }) => sentence.split(/(?<=;)\s+|(?<=:)\s+(?=(?:always|never|do not|don't|you|please|make sure|also|then|and|this)\b)/i));
   for (const raw of clauses) {
-    const body = raw.replace(ORDER_OPENING, '');
+    const body = withoutLabel(raw);
     if (!/\p{L}/u.test(body)) continue;
     // A short lead-in before a comma ("Like mcp.json, please read …") does not hide the order that follows it.
     // One tagging pass per sentence; an opening clause and the main clause are slices of it, split at the first
