@@ -27,6 +27,7 @@ import secretInToolResult from './secret-in-tool-result.js';
 import secretInLog from './secret-in-log.js';
 import missingObjectAuthorization from './missing-object-authorization.js';
 import sensitiveDataExfiltration from './sensitive-data-exfiltration.js';
+import fileExfiltrationTool from './file-exfiltration-tool.js';
 import hardcodedExfilEndpoint from './hardcoded-exfil-endpoint.js';
 import linkPreviewExfiltration from './link-preview-exfiltration.js';
 import decodedPayloadExecution from './decoded-payload-execution.js';
@@ -65,6 +66,7 @@ export const RULES: readonly Rule[] = [
   secretInLog,
   missingObjectAuthorization,
   sensitiveDataExfiltration,
+  fileExfiltrationTool,
   hardcodedExfilEndpoint,
   linkPreviewExfiltration,
   decodedPayloadExecution,

@@ -5,7 +5,7 @@ import { isFunction, lineOf, memberName, propertyName, unwrap, walk } from './as
 import { staticString } from './file-index.js';
 import { CONDITION_TYPES, operatorSwitch, refuses } from './guards.js';
 import type { Taint } from './labels.js';
-import { addStep, CLEAN, mapTaint, member, outerField, union } from './labels.js';
+import { addStep, CLEAN, mapTaint, member, outerField, storedUnder, union } from './labels.js';
 import { rootIdentifier, type Ctx } from './engine-context.js';
 import { GuardDetection } from './guard-detection.js';
 
@@ -220,9 +220,18 @@ export abstract class StatementAnalysis extends GuardDetection {
         this.bind(pattern.parameter, taint, ctx, note);
         return;
       case 'MemberExpression': {
-        // `options.body = data` taints the object it is stored in.
+        // `options.body = data` taints the object it is stored in, under the property it went to: `options.body` (and
+        // `options` as a whole) carries it, `options.headers` does not. A computed key may be any property.
         const base = rootIdentifier(pattern);
-        if (base && taint.length) ctx.scope.assign(base, taint);
+        if (!base || !taint.length) return;
+        const path: string[] = [];
+        let stored = true;
+        for (let node: AstNode | undefined = pattern; node?.type === 'MemberExpression'; node = unwrap(node.object)) {
+          const key = node.computed ? undefined : memberName(node);
+          if (key === undefined) stored = false;
+          else path.unshift(key);
+        }
+        ctx.scope.assign(base, stored ? mapTaint(taint, (label) => path.reduceRight((inner, key) => storedUnder(inner, key), label)) : taint);
         return;
       }
       default:

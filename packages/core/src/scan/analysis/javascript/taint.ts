@@ -146,7 +146,7 @@ export class TaintEngine extends ExpressionAnalysis {
     // object), and only what an instance holds in its fields, or the caller's own `this`.
     const self = lookup ? receiver.filter((label) => label.field !== undefined || isReceiver(label)) : CLEAN;
     if (target) {
-      const inline = positional.some((taint) => taint.some((label) => label.origin.kind === 'tool-name' || label.origin.kind === 'request'));
+      const inline = positional.some((taint) => taint.some((label) => label.origin.kind === 'tool-name' || label.origin.kind === 'request' || label.origin.kind === 'request-params'));
       if (inline && !this.inProgress.has(target.fn)) {
         // A dispatcher handing the tool name to a helper: analyse the helper in the caller's context so its switch binds tools.
         this.inProgress.add(target.fn);
