@@ -1,6 +1,6 @@
 // The expression layer of the JS/TS taint pass: how taint moves through literals, templates, operators, objects,
 // members and assignments, where environment and credential-path sources start, and tagged templates (zx, SQL).
-import { argvElementGuard, isSecretName, namesOneFile } from '../catalog.js';
+import { isSecretName, listElementGuard, namesOneFile } from '../catalog.js';
 import { envCapability } from '../capabilities.js';
 import type { AstNode } from './ast.js';
 import { isFunction, locationOf, memberName, propertyName, snippetOf, unwrap } from './ast.js';
@@ -192,7 +192,7 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
   /**
    * The taint of list elements (an array literal, or what `push` adds), each marked with what its place proves against
    * option injection should the list become an argv (after `--`, after an option that takes it as its value, or built
-   * with a constant start): see catalog.ts `argvElementGuard`.
+   * with a constant start): see catalog.ts `listElementGuard`.
    */
   protected listElements(elements: ReadonlyArray<AstNode | null>, ctx: Ctx, evaluated?: readonly Taint[]): Taint {
     let taint: Taint = CLEAN;
@@ -203,7 +203,7 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
       const text = staticString(value, ctx.file.index);
       let part = evaluated?.[position] ?? this.expr(element, ctx);
       if (part.length) {
-        const guard = argvElementGuard(previous, text === undefined ? staticPrefix(value, ctx.file.index) : text);
+        const guard = listElementGuard(previous, text === undefined ? staticPrefix(value, ctx.file.index) : text);
         if (guard) part = sanitize(part, guard);
         taint = union(taint, part);
       }
