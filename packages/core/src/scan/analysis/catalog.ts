@@ -335,17 +335,166 @@ export function isOptionSensitive(program: string): boolean {
 }
 
 /**
- * What an argv element proves about option injection by where it stands in a literal list: after a literal `--`
- * (end-of-options), right after a literal option without `=` (option-value), or built with a constant start
- * (`--selector=${v}`, `./${name}`: no-leading-dash). `previous` holds the literal texts before it (undefined: computed).
+ * What an argv element proves about option injection by where it stands: after a literal `--` (end-of-options), built
+ * with a constant start (`--selector=${v}`, `./${name}`: no-leading-dash), or right after a literal option that takes
+ * the next element as its value (option-value, see `OPTION_VALUES`). `previous` holds the texts before it, the program
+ * first (undefined: computed).
  */
 export function argvElementGuard(previous: readonly (string | undefined)[], staticStart: string | undefined): string | undefined {
-  if (previous.includes('--')) return 'end-of-options';
+  return placeGuard(previous, staticStart) ?? (isOptionValue(previous) ? 'option-value' : undefined);
+}
+
+/**
+ * The same for an element of a list built before its program is known (JS `const args = ['-n', ns]`, later passed to
+ * `execFile('kubectl', args)`): whether the option before it takes a value depends on the program, so the guard is a
+ * pending mark the sink settles once it knows the program (`settleOptionValues`). `previous` holds the words before it
+ * in the list, starting with an undefined word when the list held words not known here (`args.push('-m', msg)`).
+ */
+export function listElementGuard(previous: readonly (string | undefined)[], staticStart: string | undefined): string | undefined {
+  const guard = placeGuard(previous, staticStart);
+  if (guard !== undefined || optionBefore(previous) === undefined) return guard;
+  return PENDING_OPTION_VALUE + JSON.stringify(previous.map((word) => word ?? null));
+}
+
+/** Settles the pending marks of `listElementGuard` for the program a sink runs: option-value, or nothing. */
+export function settleOptionValues(sanitizers: readonly string[], program: string | undefined): string[] {
+  if (!sanitizers.some((name) => name.startsWith(PENDING_OPTION_VALUE))) return [...sanitizers];
+  const settled = sanitizers.flatMap((name) => {
+    if (!name.startsWith(PENDING_OPTION_VALUE)) return [name];
+    const previous = (JSON.parse(name.slice(PENDING_OPTION_VALUE.length)) as Array<string | null>).map((word) => word ?? undefined);
+    return isOptionValue([program, ...previous]) ? ['option-value'] : [];
+  });
+  return [...new Set(settled)];
+}
+
+const PENDING_OPTION_VALUE = 'option-value?';
+
+/** The guards of a place that hold whatever the program: after `--` (or git's `--end-of-options`), a constant start. */
+function placeGuard(previous: readonly (string | undefined)[], staticStart: string | undefined): string | undefined {
+  if (previous.includes('--') || previous.includes('--end-of-options')) return 'end-of-options';
   if (staticStart !== undefined && staticStart !== '') return 'no-leading-dash';
-  const before = previous.at(-1);
-  if (before !== undefined && /^-{1,2}[A-Za-z][\w-]*$/.test(before)) return 'option-value';
   return undefined;
 }
+
+/** The literal option right before an element (`-m`, `--namespace`; not `--format=x`, whose value is inside it). */
+function optionBefore(previous: readonly (string | undefined)[]): string | undefined {
+  const before = previous.at(-1);
+  return before !== undefined && /^-{1,2}[A-Za-z][\w-]*$/.test(before) ? before : undefined;
+}
+
+/**
+ * Whether the element after `previous` (the program first) is the value of the option before it. Only an option this
+ * catalogue knows to take a value counts: `-m <msg>` is safe only because git consumes the next word as the message,
+ * while after a switch (`--stat`, `-v`, `--json`) the next word is read as an option again. An option whose arity is
+ * not known here may be a switch, so it must not silence an injection.
+ */
+function isOptionValue(previous: readonly (string | undefined)[]): boolean {
+  const [program] = previous;
+  const option = optionBefore(previous);
+  const options = program === undefined ? undefined : OPTION_VALUES[programName(program)];
+  if (option === undefined || !options) return false;
+  if (options.anywhere.includes(option)) return true;
+  const place = placeOf(options, previous.slice(1, -1));
+  if (place === 'before-subcommand') return options.global?.includes(option) === true;
+  return place !== 'unknown' && options.under?.[place.subcommand]?.includes(option) === true;
+}
+
+/**
+ * Where the next word of an argv stands, from the words after the program: before the subcommand (only options so
+ * far), under one (its first other word), or unknown (a word computed at run time may have been either).
+ */
+function placeOf(options: OptionValues, words: readonly (string | undefined)[]): 'before-subcommand' | 'unknown' | { subcommand: string } {
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (word === undefined) return 'unknown';
+    if (!word.startsWith('-')) return { subcommand: word };
+    if (options.anywhere.includes(word) || options.global?.includes(word) || options.risky?.includes(word)) i++;
+  }
+  return 'before-subcommand';
+}
+
+/** The options of a program that take the next argv element as their value. */
+interface OptionValues {
+  /** Read before the subcommand only: `git -C <path> log` (after it, `git log -C` is a switch). */
+  readonly global?: readonly string[];
+  /** A value under every subcommand that has them. */
+  readonly anywhere: readonly string[];
+  /** A value under these subcommands only: `git commit -m <msg>`, while `git checkout -m` is a switch. */
+  readonly under?: Readonly<Record<string, readonly string[]>>;
+  /** Read before the subcommand with a value that is no safe place (`git -c core.sshCommand=…`): see `OPTION_VALUES`. */
+  readonly risky?: readonly string[];
+}
+
+const MANIFEST_FILE = ['-f', '--filename'];
+// kubectl's flags (and oc's, its OpenShift build) take their value in every command that has them.
+const KUBECTL_OPTION_VALUES: OptionValues = {
+  anywhere: [
+    '-n', '--namespace', '--context', '--cluster', '--user', '-l', '--selector', '--field-selector', '-o', '--output', '-c', '--container',
+    '--sort-by', '-L', '--label-columns', '--since', '--since-time', '--tail', '--timeout', '--request-timeout', '--replicas', '--image', '--type',
+  ],
+  // `kubectl logs -f` follows, `kubectl logs -p` shows the previous container: these read a manifest or a patch.
+  under: {
+    apply: MANIFEST_FILE, create: MANIFEST_FILE, delete: MANIFEST_FILE, replace: MANIFEST_FILE, get: MANIFEST_FILE, describe: MANIFEST_FILE,
+    scale: MANIFEST_FILE, label: MANIFEST_FILE, annotate: MANIFEST_FILE, patch: [...MANIFEST_FILE, '-p', '--patch', '--patch-file'],
+  },
+};
+const DOCKER_OPTION_VALUES: OptionValues = {
+  anywhere: ['-e', '--env', '--name', '-w', '--workdir', '-u', '--user', '--format', '--network', '--platform', '--tail', '--since', '--until', '--label', '--filter'],
+  // `docker run -t` and `docker logs -f` are switches.
+  under: { build: ['-t', '--tag', '-f', '--file'], ps: ['-f'], images: ['-f'] },
+};
+/**
+ * Value-taking options of option-sensitive programs, limited to well-known ones whose arity is sure. Options whose
+ * value is itself a command, a configuration, an output file or the server to talk to (`git -c`, `--upload-pack`,
+ * `--output`; `curl -o`, `-K`, `-x`, `-H @file`; `kubectl --kubeconfig`, `--server`, `--as`; `ssh -o`, `-F`; `docker -v`,
+ * `--entrypoint`; `helm --post-renderer`) are left out on purpose: a value there is as dangerous as an injected
+ * option, so it stays reported (git's global ones are `risky`, to find the subcommand after them). Bundled switches
+ * (`-am`, `-xzf`) are not read: their letters' arity is not known.
+ */
+const OPTION_VALUES: Readonly<Record<string, OptionValues>> = {
+  git: {
+    global: ['-C', '--git-dir', '--work-tree', '--namespace'],
+    risky: ['-c', '--config-env'],
+    // `git rebase --skip` is an action, so `--skip` is a value under the log family only.
+    anywhere: ['--author', '--committer', '--since', '--until', '--after', '--before', '--grep', '--max-count', '--message', '--file', '--depth', '--jobs', '--template', '--reference', '--origin'],
+    under: {
+      commit: ['-m', '-F', '-C', '-c', '-t', '--date', '--reuse-message', '--reedit-message'],
+      merge: ['-m', '-F', '-s', '--strategy', '-X', '--strategy-option'],
+      tag: ['-m', '-F', '-u', '--local-user', '--format', '--sort'],
+      stash: ['-m'],
+      notes: ['-m', '-F'],
+      'cherry-pick': ['-m', '--mainline'],
+      revert: ['-m', '--mainline'],
+      // `git log --format X` is not a value (only `--format=X` is): X is read as an option.
+      log: ['-n', '-L', '--skip'],
+      show: ['-n', '--skip'],
+      'rev-list': ['-n', '--skip'],
+      whatchanged: ['-n', '--skip'],
+      blame: ['-L'],
+      grep: ['-e', '-f', '-m', '-A', '-B', '-C'],
+      checkout: ['-b', '-B', '--orphan'],
+      switch: ['-c', '-C', '--create', '--force-create', '--orphan'],
+      clone: ['-b', '--branch', '-o', '-j'],
+      worktree: ['-b', '-B'],
+      branch: ['--format', '--sort'],
+      'for-each-ref': ['--format', '--sort', '--count'],
+      push: ['-o', '--push-option'],
+    },
+  },
+  kubectl: KUBECTL_OPTION_VALUES,
+  oc: KUBECTL_OPTION_VALUES,
+  helm: { anywhere: ['-n', '--namespace', '--kube-context', '--version', '-f', '--values', '--set', '--set-string', '-o', '--output', '--timeout', '--description', '--revision'] },
+  curl: { anywhere: ['-X', '--request', '-A', '--user-agent', '-e', '--referer', '-m', '--max-time', '--connect-timeout', '--retry', '-r', '--range', '-u', '--user', '--data-raw', '--url'] },
+  npm: { anywhere: ['-w', '--workspace', '--tag', '--access', '--otp', '--loglevel'] },
+  docker: DOCKER_OPTION_VALUES,
+  podman: DOCKER_OPTION_VALUES,
+  gh: { anywhere: ['-R', '--repo', '-b', '--body', '-t', '--title', '-B', '--base', '--head', '--label', '-L', '--limit', '--state', '--json', '-q', '--jq', '--search', '--assignee', '--milestone', '--author'] },
+  adb: { global: ['-s', '-t'], anywhere: [] },
+  ssh: { anywhere: ['-b', '-c', '-e', '-i', '-l', '-m', '-p', '-Q'] },
+  find: { anywhere: ['-name', '-iname', '-path', '-ipath', '-wholename', '-regex', '-iregex', '-type', '-maxdepth', '-mindepth', '-size', '-mtime', '-mmin', '-newer', '-user', '-group', '-perm'] },
+  grep: { anywhere: ['-e', '--regexp', '-m', '--max-count', '-A', '-B', '-C', '--include', '--exclude', '--exclude-dir'] },
+  rg: { anywhere: ['-e', '--regexp', '-g', '--glob', '-t', '--type', '-T', '--type-not', '-m', '--max-count', '-A', '-B', '-C', '--max-depth'] },
+};
 
 /** Whether a program run with the argument string of `exec`-style APIs is an opener (`open "$URL"`, `start URL`). */
 export function isOsOpener(program: string): boolean {

@@ -525,6 +525,21 @@ describe('javascriptAnalyzer sink and source catalogue', () => {
     { name: 'execa_argv', imports: "import { execa } from 'execa';", body: "await execa('git', ['show', '--', input]);", expect: { kind: 'command', sanitizers: ['execFile-argv'], shell: false } },
     // Without `--`, git reads a value starting with `-` as an option (`--output=…`): no sanitizer.
     { name: 'git_option', imports: "import { execa } from 'execa';", body: "await execa('git', ['show', input]);", expect: { kind: 'command', sanitizers: [], shell: false } },
+    // After a switch (`--stat`) git reads the next word as an option again; after an option that takes a value it does not.
+    { name: 'git_after_switch', imports: "import { execa } from 'execa';", body: "await execa('git', ['show', '--stat', input]);", expect: { kind: 'command', sanitizers: [], shell: false } },
+    { name: 'git_after_value_option', imports: "import { execa } from 'execa';", body: "await execa('git', ['commit', '-m', input]);", expect: { kind: 'command', sanitizers: ['option-value'], shell: false } },
+    // `-C` takes a value before the subcommand only: `git blame -C` is a switch.
+    { name: 'git_switch_of_subcommand', imports: "import { execa } from 'execa';", body: "await execa('git', ['blame', '-C', input]);", expect: { kind: 'command', sanitizers: [], shell: false } },
+    { name: 'git_global_value', imports: "import { execa } from 'execa';", body: "const args = ['-C', input, 'status'];\n  await execa('git', args);", expect: { kind: 'command', sanitizers: ['option-value'], shell: false } },
+    { name: 'git_built_after_switch', imports: "import { execa } from 'execa';", body: "const args = ['log', '--oneline', input];\n  await execa('git', args);", expect: { kind: 'command', sanitizers: [], shell: false } },
+    { name: 'kubectl_pushed_value', imports: "import { execa } from 'execa';", body: "const args = ['get', 'pods'];\n  args.push('-n', input);\n  await execa('kubectl', args);", expect: { kind: 'command', sanitizers: ['option-value'], shell: false } },
+    // The subcommand a list was declared with holds for what is pushed later.
+    { name: 'git_pushed_message', imports: "import { execa } from 'execa';", body: "const args = ['commit'];\n  if (input.length > 72) args.push('--no-verify');\n  args.push('-m', input);\n  await execa('git', args);", expect: { kind: 'command', sanitizers: ['option-value'], shell: false } },
+    // A `--` pushed by an earlier statement of the declaring block ends the options of what is pushed after it.
+    { name: 'git_dash_pushed_before', imports: "import { execa } from 'execa';", body: "const args = ['diff', '--no-color'];\n  args.push('--');\n  if (input) args.push(input);\n  await execa('git', args);", expect: { kind: 'command', sanitizers: ['end-of-options'], shell: false } },
+    // … but one pushed on a branch may not have run.
+    { name: 'git_dash_pushed_on_branch', imports: "import { execa } from 'execa';", body: "const args = ['diff'];\n  if (input.length > 3) args.push('--');\n  args.push(input);\n  await execa('git', args);", expect: { kind: 'command', sanitizers: [], shell: false } },
+    { name: 'git_dash_then_reassigned', imports: "import { execa } from 'execa';", body: "let args = ['diff'];\n  args.push('--');\n  if (input.length > 3) args = ['show'];\n  args.push(input);\n  await execa('git', args);", expect: { kind: 'command', sanitizers: [], shell: false } },
     { name: 'git_option_checked', imports: "import { execa } from 'execa';", body: "if (input.startsWith('-')) throw new Error('no options');\n  await execa('git', ['show', input]);", expect: { kind: 'command', sanitizers: ['no-leading-dash'], shell: false } },
     { name: 'sh_c', imports: "import { spawn } from 'node:child_process';", body: "spawn('sh', ['-c', `tar -xf ${input}`]);", expect: { kind: 'command', sanitizers: [], shell: true } },
     { name: 'open_package', imports: "import open from 'open';", body: 'await open(input);', expect: { kind: 'command', sanitizers: [] } },

@@ -1,6 +1,6 @@
 // The expression layer of the JS/TS taint pass: how taint moves through literals, templates, operators, objects,
 // members and assignments, where environment and credential-path sources start, and tagged templates (zx, SQL).
-import { argvElementGuard, isSecretName, namesOneFile } from '../catalog.js';
+import { isSecretName, listElementGuard, namesOneFile } from '../catalog.js';
 import { envCapability } from '../capabilities.js';
 import type { AstNode } from './ast.js';
 import { isFunction, locationOf, memberName, propertyName, snippetOf, unwrap } from './ast.js';
@@ -168,6 +168,8 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
         }
         if (left.type === 'Identifier') {
           ctx.scope.assign(left.name, value);
+          // A new value: what was known of the list it held is not known of it.
+          ctx.scope.lists.delete(left.name);
           const init = unwrap(node.right);
           if (isFunction(init)) ctx.scope.functions.set(left.name, init as AstNode);
         } else {
@@ -204,18 +206,19 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
   /**
    * The taint of list elements (an array literal, or what `push` adds), each marked with what its place proves against
    * option injection should the list become an argv (after `--`, after an option that takes it as its value, or built
-   * with a constant start): see catalog.ts `argvElementGuard`.
+   * with a constant start): see catalog.ts `listElementGuard`. `before`: the words the list already holds, as far as
+   * they matter here (a pushed element follows words not known here, or a `--` pushed earlier).
    */
-  protected listElements(elements: ReadonlyArray<AstNode | null>, ctx: Ctx, evaluated?: readonly Taint[]): Taint {
+  protected listElements(elements: ReadonlyArray<AstNode | null>, ctx: Ctx, evaluated?: readonly Taint[], before: readonly (string | undefined)[] = []): Taint {
     let taint: Taint = CLEAN;
-    const previous: Array<string | undefined> = [];
+    const previous: Array<string | undefined> = [...before];
     for (const [position, element] of elements.entries()) {
       if (!element) continue;
       const value = element.type === 'SpreadElement' ? element.argument : element;
       const text = staticString(value, ctx.file.index);
       let part = evaluated?.[position] ?? this.expr(element, ctx);
       if (part.length) {
-        const guard = argvElementGuard(previous, text === undefined ? staticPrefix(value, ctx.file.index) : text);
+        const guard = listElementGuard(previous, text === undefined ? staticPrefix(value, ctx.file.index) : text);
         if (guard) part = sanitize(part, guard);
         taint = union(taint, part);
       }

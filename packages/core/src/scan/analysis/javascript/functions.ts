@@ -2,7 +2,7 @@
 // functions once (which parameters reach which sinks, what they return) and applying a summary at each call site, and
 // recording a TaintFlow when a value reaches a sink. The layers above add guards, statements, expressions and calls;
 // they call each other recursively, hence one class built in layers rather than separate objects.
-import { admitsLeadingDash, guardedKindOf, isGuarded, isRestrictivePattern, isSafeFlow, REMOTE_RESPONSE_SINKS, type SourceKind } from '../catalog.js';
+import { admitsLeadingDash, guardedKindOf, isGuarded, isRestrictivePattern, isSafeFlow, REMOTE_RESPONSE_SINKS, settleOptionValues, type SourceKind } from '../catalog.js';
 import type { Capability, FlowStep, TaintFlow, ToolDefinition } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { containsOffset, isFunction, lineOf, locationOf, memberName, snippetOf, unwrap } from './ast.js';
@@ -341,7 +341,8 @@ export abstract class FunctionAnalysis {
     }
     let kind = site.kind;
     let flowOrigin: TaintFlow['origin'];
-    const sanitizers = new Set([...site.sanitizers, ...label.sanitizers]);
+    // An element placed after an option in a list built before its program was known: the program is known here.
+    const sanitizers = new Set(settleOptionValues([...site.sanitizers, ...label.sanitizers], site.program));
     if (origin.kind === 'tool-input') {
       const tool = origin.tool ?? ctx.currentTool;
       flowOrigin = { kind: 'tool-input', ...(tool !== undefined && { tool }), ...(origin.param !== undefined && { param: origin.param }) };

@@ -19,6 +19,16 @@ export interface FileContext {
   exportedHandlers?: Map<AstNode, RequestHandler>;
 }
 
+/**
+ * A list declared with a literal (`const args = ['commit']`): the words it starts with hold for its whole life, since
+ * `push` only adds after them; `ended` when a `--` pushed later by a statement of the declaring block has ended its
+ * options (see `StatementAnalysis.noteList`).
+ */
+export interface ArgvList {
+  start: ReadonlyArray<string | undefined>;
+  ended: boolean;
+}
+
 export class Scope {
   readonly vars = new Map<string, Taint>();
   readonly functions = new Map<string, AstNode>();
@@ -30,6 +40,8 @@ export class Scope {
   readonly paths = new Map<string, string>();
   /** The class instance a local holds (`const ev = new Evaluator()`, a typed parameter); null: declared, not known. */
   readonly instances = new Map<string, Instance | null>();
+  /** What is known of the argv-like lists declared in this scope, for the elements pushed onto them (see `ArgvList`). */
+  readonly lists = new Map<string, ArgvList>();
   /** Some variable of this scope holds a tainted value. */
   tainted = false;
   constructor(readonly parent?: Scope) {}

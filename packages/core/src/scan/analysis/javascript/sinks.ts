@@ -1,4 +1,4 @@
-import { classifyArgv, INSTANCE_COMMAND_SINKS, isOptionSensitive, linkPreviewsOn, LOG_METHODS, LOGGER_NAME, OPENER_PACKAGES, programName, type ArgvRole } from '../catalog.js';
+import { argvElementGuard, classifyArgv, INSTANCE_COMMAND_SINKS, isOptionSensitive, linkPreviewsOn, LOG_METHODS, LOGGER_NAME, OPENER_PACKAGES, programName, type ArgvRole } from '../catalog.js';
 import type { SinkKind } from '../../model.js';
 import type { AstNode } from './ast.js';
 import { objectProperty, propertyName, unwrap } from './ast.js';
@@ -113,7 +113,8 @@ function argvCall(args: AstNode[], index: FileIndex, textOf: TextOf): SinkArgume
     return sinks;
   }
   const elements = (argv.elements as Array<AstNode | null>).map((element) => (element?.type === 'SpreadElement' ? element.argument : element));
-  const roles = classifyArgv([programText, ...elements.map((element) => (element ? textOf(element) : undefined))]);
+  const texts = [programText, ...elements.map((element) => (element ? textOf(element) : undefined))];
+  const roles = classifyArgv(texts);
   elements.forEach((element, position) => {
     if (!element) return;
     if (shell) {
@@ -121,16 +122,19 @@ function argvCall(args: AstNode[], index: FileIndex, textOf: TextOf): SinkArgume
       return;
     }
     const role = roles[position + 1] ?? 'operand';
-    sinks.push({
-      kind: 'command',
-      node: element,
-      shell: role === 'shell-code',
-      role,
-      ...named,
-      ...(role === 'operand' && { sanitizers: ['execFile-argv'] }),
-    });
+    sinks.push({ kind: 'command', node: element, shell: role === 'shell-code', role, ...named, ...placeSanitizers(texts, position + 1, role) });
   });
   return sinks;
+}
+
+/**
+ * What the place of an element of a literal argv (`texts[0]` the program) proves: a plain operand cannot start another
+ * command without a shell; in an option position, the value of the option before it is not read as an option.
+ */
+function placeSanitizers(texts: readonly (string | undefined)[], position: number, role: ArgvRole): Pick<SinkArgument, 'sanitizers'> {
+  if (role === 'operand') return { sanitizers: ['execFile-argv'] };
+  const guard = role === 'option' ? argvElementGuard(texts.slice(0, position), undefined) : undefined;
+  return guard === undefined ? {} : { sanitizers: [guard] };
 }
 
 function networkOptions(options: AstNode | undefined, bodyKeys: readonly string[]): SinkArgument[] {
@@ -429,6 +433,6 @@ export function instanceSinks(module: string, className: string, method: string,
   return elements.flatMap((element, position): SinkArgument[] => {
     const role = roles[position] ?? 'operand';
     if (!element) return [];
-    return [{ kind: 'command', node: element, shell: role === 'shell-code', role, ...named, ...(role === 'operand' && { sanitizers: ['execFile-argv'] }) }];
+    return [{ kind: 'command', node: element, shell: role === 'shell-code', role, ...named, ...placeSanitizers(texts, position, role) }];
   });
 }

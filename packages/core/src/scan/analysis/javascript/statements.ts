@@ -17,10 +17,43 @@ export abstract class StatementAnalysis extends GuardDetection {
   protected abstract notePath(name: string, init: AstNode, ctx: Ctx): void;
 
   protected statements(statements: AstNode[], ctx: Ctx): void {
+    const declared: string[] = [];
     for (const statement of statements) {
-      if (ctx.budget.left <= 0) return;
+      if (ctx.budget.left <= 0) break;
       this.statement(statement, ctx);
+      this.noteList(statement, declared, ctx);
     }
+    // The lists declared here end with the block.
+    for (const name of declared) ctx.scope.lists.delete(name);
+  }
+
+  /**
+   * Keeps what is known of a list an argv may be built in: the words of the literal it is declared with, and whether a
+   * `--` has ended its options, so that elements pushed later are operands (`args.push('--'); if (file)
+   * args.push(file)`). Only a `--` pushed by a statement of the block that declares the list counts: it has run
+   * whenever a later statement of that block (or of a block inside it) runs. One pushed in a branch or a loop may not
+   * have run, so it is not remembered; an element pushed before it, on any branch, was walked before it and stays
+   * where an option can stand. `declared`: the names declared so far in the block.
+   */
+  private noteList(statement: AstNode, declared: string[], ctx: Ctx): void {
+    if (statement.type === 'VariableDeclaration') {
+      for (const declarator of statement.declarations) {
+        if (declarator.id.type !== 'Identifier') continue;
+        declared.push(declarator.id.name);
+        const init = unwrap(declarator.init);
+        if (init?.type !== 'ArrayExpression') ctx.scope.lists.delete(declarator.id.name);
+        else {
+          const start = (init.elements as Array<AstNode | null>).map((element) => (element && element.type !== 'SpreadElement' ? staticString(element, ctx.file.index) : undefined));
+          ctx.scope.lists.set(declarator.id.name, { start, ended: false });
+        }
+      }
+      return;
+    }
+    const call = statement.type === 'ExpressionStatement' ? unwrap(statement.expression) : undefined;
+    const callee = call?.type === 'CallExpression' ? unwrap(call.callee) : undefined;
+    const list = callee?.type === 'MemberExpression' && memberName(callee) === 'push' ? unwrap(callee.object) : undefined;
+    const known = list?.type === 'Identifier' && declared.includes(list.name) ? ctx.scope.lists.get(list.name) : undefined;
+    if (known && (call!.arguments as AstNode[]).some((arg) => staticString(arg, ctx.file.index) === '--')) known.ended = true;
   }
 
   protected statement(node: AstNode, ctx: Ctx): void {

@@ -115,9 +115,15 @@ export class TaintEngine extends ExpressionAnalysis {
     // `new Job(host)`: the instance holds what its constructor keeps in its fields, for its methods' `this.target`.
     if (node.type === 'NewExpression') result = union(result, this.instanceContent(calleeNode, positional, node, ctx));
     if ((method === 'push' || method === 'unshift') && calleeNode.type === 'MemberExpression') {
-      // `args.push('-n', ns)`: the list now holds what was added (with what its place proves, as in a literal).
+      // `args.push('-n', ns)`: the list now holds what was added (with what its place proves, as in a literal). Pushed
+      // words follow the words the list was declared with, others not known here, and a `--` that has ended its
+      // options (see `noteList`); unshifted ones start the list, which then no longer starts as declared.
       const root = rootIdentifier(calleeNode.object);
-      const added = this.listElements(args, ctx, positional);
+      const list = unwrap(calleeNode.object);
+      const known = list?.type === 'Identifier' ? ctx.scope.lists.get(list.name) : undefined;
+      const before = method === 'unshift' ? [] : [...(known?.start ?? []), undefined, ...(known?.ended ? ['--'] : [])];
+      if (method === 'unshift' && list?.type === 'Identifier') ctx.scope.lists.delete(list.name);
+      const added = this.listElements(args, ctx, positional, before);
       if (root && added.length) ctx.scope.assign(root, addStep(added, { file: ctx.file.index.parsed.file.path, line: lineOf(ctx.file.index.parsed, node.start), note: `added to ${root}` }));
     }
 

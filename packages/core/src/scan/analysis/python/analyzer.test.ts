@@ -135,6 +135,25 @@ const CASES: Case[] = [
     noFlows: [{ sink: 'command', sanitizers: UNGUARDED }, { sink: 'command', shell: true }],
   },
   {
+    // A switch (`--stat`, `--name-only`) before the revision does not take it as its value.
+    fixture: 'rules/argument-injection/malicious-py-switch-before-revision',
+    flows: [
+      { sink: 'command', tool: 'commit_stat', param: 'rev', shell: false, sanitizers: UNGUARDED },
+      { sink: 'command', tool: 'changed_files', param: 'rev', shell: false, sanitizers: UNGUARDED },
+    ],
+  },
+  {
+    // `argv.append("--")` in an earlier statement, and options that take the next word as their value.
+    fixture: 'rules/argument-injection/benign-py-end-of-options-appended',
+    flows: [
+      { sink: 'command', tool: 'git_diff', param: 'path', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+      { sink: 'command', tool: 'git_commit', param: 'paths', shell: false, sanitizers: ['end-of-options', 'execFile-argv'] },
+      { sink: 'command', tool: 'git_commit', param: 'message', shell: false, sanitizers: ['option-value'] },
+      { sink: 'command', tool: 'git_history', param: 'author', shell: false, sanitizers: ['option-value'] },
+    ],
+    noFlows: [{ sink: 'command', sanitizers: UNGUARDED }, { sink: 'command', shell: true }],
+  },
+  {
     fixture: 'rules/command-injection/malicious-py-helper-os-system',
     flows: [{ sink: 'command', tool: 'checkout', param: 'branch', shell: true, composition: 'embedded', sanitizers: UNGUARDED, crossFile: true }],
   },
@@ -584,6 +603,79 @@ describe('python analyzer: package-wide behaviour', () => {
     expect(find({ sink: 'network', tool: 'link', sanitizers: [] })).toHaveLength(1);
     expect(find({ sink: 'command', tool: 'maybe', sanitizers: [] })).toHaveLength(1);
     expect(result.tools.map((tool) => tool.name).sort()).toEqual(['count', 'keys', 'link', 'load', 'log', 'maybe', 'quoted', 'show', 'table']);
+  });
+
+  it('places argv words by what holds on every path: a `--` appended on one branch only protects nothing after it', async () => {
+    const root = await project({
+      'server.py': [
+        'import subprocess',
+        'from fastmcp import FastMCP',
+        'mcp = FastMCP("git")',
+        '@mcp.tool',
+        'def one_branch(path: str, sep: bool) -> str:',
+        '    argv = ["git", "diff"]',
+        '    if sep:',
+        '        argv.append("--")',
+        '    argv.append(path)',
+        '    return subprocess.check_output(argv).decode()',
+        '@mcp.tool',
+        'def other_branch(path: str, sep: bool) -> str:',
+        '    argv = ["git", "diff"]',
+        '    if sep:',
+        '        argv.append("--")',
+        '    else:',
+        '        argv.append(path)',
+        '    return subprocess.check_output(argv).decode()',
+        '@mcp.tool',
+        'def in_loop(ref: str, paths: list) -> str:',
+        '    argv = ["git", "log"]',
+        '    for p in paths:',
+        '        argv.append("--")',
+        '    argv.append(ref)',
+        '    return subprocess.check_output(argv).decode()',
+        '@mcp.tool',
+        'def every_branch(path: str, staged: bool) -> str:',
+        '    argv = ["git", "diff"]',
+        '    if staged:',
+        '        argv.append("--cached")',
+        '    argv.append("--")',
+        '    argv.append(path)',
+        '    return subprocess.check_output(argv).decode()',
+        '',
+      ].join('\n'),
+    });
+    const result = await pythonAnalyzer.analyze(await pythonSources(root), { mode: 'fast' });
+    const sanitizers = (tool: string) => result.flows.filter((flow) => flow.sink.kind === 'command' && flow.origin.tool === tool).map((flow) => [...flow.sanitizers].sort().join(','));
+    expect(sanitizers('one_branch')).toEqual(['']);
+    expect(sanitizers('other_branch')).toEqual(['']);
+    expect(sanitizers('in_loop')).toEqual(['']);
+    expect(sanitizers('every_branch')).toEqual(['end-of-options,execFile-argv']);
+  });
+
+  it('takes a word after an option as its value only when that option of the program takes one', async () => {
+    const root = await project({
+      'server.py': [
+        'import subprocess',
+        'from fastmcp import FastMCP',
+        'mcp = FastMCP("git")',
+        '@mcp.tool',
+        'def switch_first(rev: str) -> str:',
+        '    return subprocess.check_output(["git", "show", "--stat", rev]).decode()',
+        '@mcp.tool',
+        'def value_first(repo: str, ns: str) -> str:',
+        '    subprocess.run(["kubectl", "-n", ns, "get", "pods"])',
+        '    return subprocess.check_output(["git", "-C", repo, "status"]).decode()',
+        '@mcp.tool',
+        'def switch_after_subcommand(rev: str) -> str:',
+        '    return subprocess.check_output(["git", "blame", "-C", rev]).decode()',
+        '',
+      ].join('\n'),
+    });
+    const result = await pythonAnalyzer.analyze(await pythonSources(root), { mode: 'fast' });
+    const sanitizers = (tool: string) => result.flows.filter((flow) => flow.sink.kind === 'command' && flow.origin.tool === tool).map((flow) => [...flow.sanitizers].sort().join(','));
+    expect(sanitizers('switch_first')).toEqual(['']);
+    expect(sanitizers('value_first')).toEqual(['option-value', 'option-value']);
+    expect(sanitizers('switch_after_subcommand')).toEqual(['']);
   });
 
   it('reports the whole environment returned by a low-level call_tool branch as that tool\'s result, not a test on it', async () => {

@@ -420,25 +420,24 @@ export abstract class ExpressionScope extends SinkScope {
     const init = constructed ? methodOfClass(this.program, constructed, '__init__') : undefined;
     if (init) this.callHelper(node, init, args, argTaints, keywordTaints);
 
-    if (method && MUTATING_METHODS.has(method) && object) {
-      const base = baseIdentifier(object);
-      if (base && allArgs.length > 0) {
-        // cmd.append(x) on an argv list adds an argument; on anything else the value is mixed into the container.
-        const isList = this.types.get(base) === 'list' && LIST_METHODS.has(method);
-        const list = method === 'extend' ? args.positional[0] : undefined;
-        const words = this.argvWords.get(base);
-        const elements = method === 'append' ? args.positional.slice(0, 1) : list && (list.type === 'list' || list.type === 'tuple') ? list.namedChildren.filter((child): child is Node => child !== null) : undefined;
-        let added: Taint[];
-        if (isList && words && elements) {
-          const appended = this.argvElements(elements, words);
-          added = appended.taints;
-          this.argvWords.set(base, appended.texts);
-        } else {
-          added = isList ? allArgs.map((taint) => derive(taint, { argv: 'arg' })) : embedded(allArgs);
-          if (isList) this.argvWords.delete(base);
-        }
-        this.env.set(base, union(this.env.get(base) ?? [], withStep(added, this.step(node, `added to ${base}`))));
+    const base = method && MUTATING_METHODS.has(method) && object ? baseIdentifier(object) : undefined;
+    if (base) {
+      // cmd.append(x) on an argv list adds an argument; on anything else the value is mixed into the container.
+      const isList = this.types.get(base) === 'list' && LIST_METHODS.has(method ?? '');
+      const list = method === 'extend' ? args.positional[0] : undefined;
+      const words = this.argvWords.get(base);
+      const elements = method === 'append' ? args.positional.slice(0, 1) : list && (list.type === 'list' || list.type === 'tuple') ? list.namedChildren.filter((child): child is Node => child !== null) : undefined;
+      let added: Taint[] = [];
+      if (isList && words && elements) {
+        // Constant words count as well: `args.append("--")` ends the options of what is appended after it.
+        const appended = this.argvElements(elements, words);
+        added = appended.taints;
+        this.argvWords.set(base, appended.texts);
+      } else if (allArgs.length > 0) {
+        added = isList ? allArgs.map((taint) => derive(taint, { argv: 'arg' })) : embedded(allArgs);
+        if (isList) this.argvWords.delete(base);
       }
+      if (added.length > 0) this.env.set(base, union(this.env.get(base) ?? [], withStep(added, this.step(node, `added to ${base}`))));
     }
     // Unknown calls pass their inputs through: str(x), x.strip(), json.dumps(x), Path(x).
     if (method && EMBEDDING_METHODS.has(method)) return this.hostFixed(node, embedded(union(receiver, allArgs)));

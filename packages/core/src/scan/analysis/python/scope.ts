@@ -36,7 +36,7 @@ export class Scope extends ExpressionScope {
         const left = node.childForFieldName('left');
         const right = node.childForFieldName('right');
         if (left && right) this.assign(left, this.expression(right).map((taint) => derive(taint, { argv: undefined, shellList: undefined, argvRole: undefined, argvProgram: undefined })), right);
-        this.children(node);
+        this.optionally(node);
         return;
       }
       case 'while_statement': {
@@ -45,7 +45,7 @@ export class Scope extends ExpressionScope {
           this.guards(condition, false);
           this.expression(condition);
         }
-        this.children(node);
+        this.optionally(node);
         return;
       }
       case 'with_statement':
@@ -93,6 +93,40 @@ export class Scope extends ExpressionScope {
         // Nested functions and classes are summarised on their own; pass/break/imports carry no data.
         return;
     }
+  }
+
+  /** A loop's body, which may run no time: argv lists afterwards keep what holds either way (see `argvPaths`). */
+  private optionally(node: Node): void {
+    const paths = this.argvPaths();
+    paths.walk(undefined, () => this.children(node));
+    paths.join(false);
+  }
+
+  /**
+   * Walks the paths of a branch (an `if`'s clauses, `match` cases, a loop body) each from the argv words before it, and
+   * keeps afterwards what holds on every path that goes on (one that returns or raises does not): a `--` appended on
+   * one branch ends the options neither of what another branch appends nor of what is appended after the branch.
+   * `join(exhaustive)`: whether some path always runs (an `else`), or the words before may also go on unchanged.
+   */
+  private argvPaths(): { walk(block: Node | null | undefined, run?: () => void): void; join(exhaustive: boolean): void } {
+    const before = new Map(this.argvWords);
+    const outcomes: Array<Map<string, Array<string | undefined>>> = [];
+    const restore = (words: ReadonlyMap<string, Array<string | undefined>>) => {
+      this.argvWords.clear();
+      for (const [name, list] of words) this.argvWords.set(name, list);
+    };
+    return {
+      walk: (block, run = () => block && this.block(block)) => {
+        restore(before);
+        run();
+        if (!refuses(block)) outcomes.push(new Map(this.argvWords));
+      },
+      join: (exhaustive) => {
+        const going = exhaustive ? outcomes : [...outcomes, before];
+        // Every path returned or raised: nothing after runs, the words before are as good as any.
+        restore(going.length > 0 ? joinArgvWords(going) : before);
+      },
+    };
   }
 
   /** The nested blocks and clauses of a compound statement (try/except/else/finally, loop bodies, with bodies). */
@@ -209,12 +243,14 @@ export class Scope extends ExpressionScope {
       if (consequence) this.block(consequence);
       return;
     }
+    const paths = this.argvPaths();
     if (decision === undefined && condition) {
       const consequence = node.childForFieldName('consequence');
       this.guards(condition, refuses(consequence));
       this.expression(condition);
-      if (consequence) this.block(consequence);
+      paths.walk(consequence);
     }
+    let exhaustive = false;
     for (const alternative of node.childrenForFieldName('alternative')) {
       if (!alternative) continue;
       if (alternative.type === 'elif_clause') {
@@ -222,20 +258,22 @@ export class Scope extends ExpressionScope {
         const elifDecision = elifCondition ? this.dispatchDecision(elifCondition) : undefined;
         const consequence = alternative.childForFieldName('consequence');
         if (elifDecision === true) {
-          if (consequence) this.block(consequence);
-          return;
+          paths.walk(consequence);
+          exhaustive = true;
+          break;
         }
         if (elifDecision === false) continue;
         if (elifCondition) {
           this.guards(elifCondition, refuses(consequence));
           this.expression(elifCondition);
         }
-        if (consequence) this.block(consequence);
+        paths.walk(consequence);
       } else {
-        const body = alternative.childForFieldName('body');
-        if (body) this.block(body);
+        paths.walk(alternative.childForFieldName('body'));
+        exhaustive = true;
       }
     }
+    paths.join(exhaustive);
   }
 
   /** `req["name"]`, `params.get("name")`, `params.name` on a tools/call request: the requested tool's name. */
@@ -279,6 +317,8 @@ export class Scope extends ExpressionScope {
     const subject = node.childForFieldName('subject');
     const dispatching = this.dispatch !== undefined && subject !== null && subject !== undefined && this.dispatch.names.has(subject.text);
     if (subject) this.expression(subject);
+    const paths = this.argvPaths();
+    let exhaustive = false;
     for (const clause of node.descendantsOfType('case_clause')) {
       if (!clause) continue;
       if (dispatching) {
@@ -293,9 +333,34 @@ export class Scope extends ExpressionScope {
         if (!wildcard && !values.includes(this.dispatch!.tool)) continue;
       }
       const consequence = clause.childForFieldName('consequence');
-      if (consequence) this.block(consequence);
-      if (dispatching && !isWildcardCase(clause)) return;
+      if (dispatching && !isWildcardCase(clause)) {
+        // The case of the tool this walk is for: the one that runs.
+        if (consequence) this.block(consequence);
+        return;
+      }
+      paths.walk(consequence);
+      exhaustive ||= isWildcardCase(clause);
     }
+    paths.join(exhaustive);
   }
 
+}
+
+/**
+ * The argv words of lists after paths that joined: a list keeps the words every path agrees on, up to where they part;
+ * after that, words not known here (one undefined word, which is no `--` and no option taking a value).
+ */
+function joinArgvWords(outcomes: ReadonlyArray<ReadonlyMap<string, Array<string | undefined>>>): Map<string, Array<string | undefined>> {
+  const joined = new Map<string, Array<string | undefined>>();
+  const names = new Set(outcomes.flatMap((words) => [...words.keys()]));
+  for (const name of names) {
+    const lists = outcomes.map((words) => words.get(name));
+    const known = lists.filter((list): list is Array<string | undefined> => list !== undefined);
+    const first = known[0]!;
+    let same = 0;
+    while (same < first.length && known.every((list) => list.length > same && list[same] === first[same])) same++;
+    const agree = known.length === lists.length && known.every((list) => list.length === first.length) && same === first.length;
+    joined.set(name, agree ? first : [...first.slice(0, same), undefined]);
+  }
+  return joined;
 }
