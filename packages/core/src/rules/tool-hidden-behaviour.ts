@@ -32,7 +32,7 @@ const SCRATCH_PATH = /^(\/tmp|\/var\/tmp|\$TMP|%TEMP%)([/\\]|$)|(^|[/\\])(\.?cac
  * leaves your computer". Said of a tool whose code talks to the network, it hides where the data goes.
  */
 const LOCAL_ONLY =
-  /\b(?:locally|offline|on[\s-]device|local[\s-]only|on\s+(?:your|this|the\s+user'?s)\s+(?:own\s+)?(?:machine|computer|device|disk|laptop)|never\s+(?:leaves?|sent|uploaded|shared)|(?:stays?|kept|remains?)\s+(?:on|in)\s+(?:your|this)\s+(?:machine|computer|device|disk|workspace)|without\s+(?:any\s+)?(?:network|internet)|no\s+(?:network|internet|telemetry|data\s+(?:is\s+)?(?:sent|shared|uploaded)))\b/i;
+  /\b(?:locally|(?:works?|runs?|available|usable)\s+offline|offline[\s-](?:only|first|mode)|on[\s-]device|local[\s-]only|on\s+(?:your|this|the\s+user'?s)\s+(?:own\s+)?(?:machine|computer|device|disk|laptop)|never\s+(?:leaves?|sent|uploaded|shared)|(?:stays?|kept|remains?)\s+(?:on|in)\s+(?:your|this)\s+(?:machine|computer|device|disk|workspace)|without\s+(?:any\s+)?(?:network|internet)|no\s+(?:network|internet|telemetry|data\s+(?:is\s+)?(?:sent|shared|uploaded)))\b/i;
 
 /** Words beside a local claim that admit a remote side ("also pushed to your sync server", "your cloud account"). */
 const ADMITS_REMOTE = /\b(?:push\w*|servers?|cloud|accounts?|hosted|mirror\w*)\b/;
@@ -166,7 +166,7 @@ function localClaim(tool: ToolDefinition, capabilities: readonly Capability[], t
   const lower = text.toLowerCase();
   if (!claim || DECLARES.network.test(lower) || DECLARES['network-send'].test(lower) || ADMITS_REMOTE.test(lower)) return;
   const remote = capabilities.find((capability) => capability.kind === 'network' && !(capability.target && /^(localhost|127\.|0\.0\.0\.0|\[?::1\]?)/.test(capability.target)));
-  if (remote) report(context, tool, remote, 'medium', `Tool \`${tool.name}\` says it works ${JSON.stringify(claim[0])} but talks to the network: ${remote.detail}`, 'the description');
+  if (remote) report(context, tool, remote, 'medium', `Tool \`${tool.name}\` says it keeps to this machine (${JSON.stringify(claim[0])}) but talks to the network: ${remote.detail}`, 'the description');
 }
 
 /**
