@@ -66,11 +66,13 @@ export class EndpointOAuth {
     if (!this.interactive) return run;
     const reports = [...run.reports];
     const errors = [...run.errors];
-    // One sign-in per URL, however many times it is named (on the command line and in configs).
+    // One sign-in per URL, however many times it is named (on the command line and in configs); one that failed is not
+    // tried again for the next server at the same URL.
     const tokens = new Map<string, string>();
+    const failed = new Set<string>();
     for (const { url, target } of this.endpoints) {
       const index = reports.findIndex((report) => sameTarget(report.target, target) && requiresOAuthSignIn(report));
-      if (index < 0) continue;
+      if (index < 0 || failed.has(url.href)) continue;
       let token = tokens.get(url.href);
       if (token === undefined) {
         try {
@@ -79,6 +81,7 @@ export class EndpointOAuth {
           if (this.context.io.signal.aborted) break;
           const reason = error instanceof SignInError ? error.message : String(error);
           this.context.io.stderr.write(`svc: OAuth sign-in to ${url.href} failed: ${visibleLine(reason)}; nothing was stored\n`);
+          failed.add(url.href);
           continue;
         }
         tokens.set(url.href, token);
