@@ -172,12 +172,7 @@ export abstract class ExpressionAnalysis extends StatementAnalysis {
           ctx.scope.lists.delete(left.name);
           const init = unwrap(node.right);
           if (isFunction(init)) ctx.scope.functions.set(left.name, init as AstNode);
-        } else {
-          const target = unwrap(left);
-          const field = target?.type === 'MemberExpression' && unwrap(target.object)?.type === 'ThisExpression' ? memberName(target) : undefined;
-          if (field !== undefined && ctx.summary?.fields) ctx.summary.fields.set(field, [...union(ctx.summary.fields.get(field) ?? CLEAN, value)]);
-          this.bind(left, value, ctx, true);
-        }
+        } else this.bind(left, value, ctx, true);
         return value;
       }
       case 'ArrowFunctionExpression':

@@ -247,15 +247,7 @@ export abstract class FunctionAnalysis {
     const named = this.classes.classNamed(calleeNode, ctx.file);
     const constructorFn = named?.kind === 'class' ? named.info.constructorFn : undefined;
     if (named?.kind !== 'class' || !constructorFn) return CLEAN;
-    const display = `new ${named.info.name}`;
-    const summary = this.summaryOf(constructorFn, named.file);
-    this.applySummary(summary, args, call, ctx, named.file, display);
-    let content: Taint = CLEAN;
-    for (const [field, stored] of summary.fields ?? []) {
-      const held = this.applySummary({ sinks: [], returns: stored, answers: [], reach: newReach() }, args, call, ctx, named.file, display);
-      content = union(content, mapTaint(held, (label) => storedUnder(label, field)));
-    }
-    return content;
+    return this.applySummary(this.summaryOf(constructorFn, named.file), args, call, ctx, named.file, `new ${named.info.name}`);
   }
 
   /** `receiver`: what the instance a method is called on holds (see `instanceContent`); `this` in the summary. */
@@ -285,14 +277,15 @@ export abstract class FunctionAnalysis {
       for (const outer of argument(entry.param, entry.path)) this.record(entry.site, combine(outer, entry.label), ctx);
     }
     for (const answer of summary.answers) this.record(answer.site, crossFile && !answer.label.crossFile ? { ...answer.label, crossFile: true } : answer.label, ctx);
+    const substitute = (inner: Label): Taint =>
+      inner.origin.kind === 'param'
+        ? argument(inner.origin.index, inner.origin.path).map((outer) => combine(outer, inner))
+        : [crossFile && !inner.crossFile ? { ...inner, crossFile: true } : inner];
     let result: Taint = CLEAN;
-    for (const inner of summary.returns) {
-      if (inner.origin.kind === 'param') {
-        const origin = inner.origin;
-        result = union(result, argument(origin.index, origin.path).map((outer) => combine(outer, inner)));
-      } else {
-        result = union(result, [crossFile && !inner.crossFile ? { ...inner, crossFile: true } : inner]);
-      }
+    for (const inner of summary.returns) result = union(result, substitute(inner));
+    // A constructor's value is the instance: what it keeps in each field, under that field's name (`instanceContent`).
+    for (const [field, stored] of summary.fields ?? []) {
+      for (const inner of stored) result = union(result, mapTaint(substitute(inner), (label) => storedUnder(label, field)));
     }
     return result;
   }

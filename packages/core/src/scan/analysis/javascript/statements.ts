@@ -6,7 +6,7 @@ import { staticString } from './file-index.js';
 import { CONDITION_TYPES, operatorSwitch, refuses } from './guards.js';
 import type { Taint } from './labels.js';
 import { addStep, CLEAN, mapTaint, member, outerField, storedUnder, union } from './labels.js';
-import { rootIdentifier, type Ctx } from './engine-context.js';
+import type { Ctx } from './engine-context.js';
 import { GuardDetection } from './guard-detection.js';
 
 /** Initialisers that may build a path from constant parts (`path.join(os.homedir(), '.bashrc')`, a template). */
@@ -255,16 +255,22 @@ export abstract class StatementAnalysis extends GuardDetection {
       case 'MemberExpression': {
         // `options.body = data` taints the object it is stored in, under the property it went to: `options.body` (and
         // `options` as a whole) carries it, `options.headers` does not. A computed key may be any property.
-        const base = rootIdentifier(pattern);
-        if (!base || !taint.length) return;
+        if (!taint.length) return;
         const path: string[] = [];
         let stored = true;
-        for (let node: AstNode | undefined = pattern; node?.type === 'MemberExpression'; node = unwrap(node.object)) {
-          const key = node.computed ? undefined : memberName(node);
+        let root: AstNode | undefined = pattern;
+        for (; root?.type === 'MemberExpression'; root = unwrap(root.object)) {
+          const key = root.computed ? undefined : memberName(root);
           if (key === undefined) stored = false;
           else path.unshift(key);
         }
-        ctx.scope.assign(base, stored ? mapTaint(taint, (label) => path.reduceRight((inner, key) => storedUnder(inner, key), label)) : taint);
+        const under = (keys: readonly string[]): Taint => mapTaint(taint, (label) => keys.reduceRight((inner, key) => storedUnder(inner, key), label));
+        if (root?.type === 'Identifier') ctx.scope.assign(root.name, stored ? under(path) : taint);
+        // `this.host = host` in a constructor: what each instance holds in that field (see `instanceContent`).
+        const [field, ...rest] = path;
+        if (root?.type === 'ThisExpression' && stored && field !== undefined && ctx.summary?.fields) {
+          ctx.summary.fields.set(field, [...union(ctx.summary.fields.get(field) ?? CLEAN, under(rest))]);
+        }
         return;
       }
       default:

@@ -150,7 +150,7 @@ export class TaintEngine extends ExpressionAnalysis {
     const target = lookup ? lookup.target : this.resolver.resolve(calleeNode, ctx.scope, ctx.file);
     // `this` of the method: only when the receiver's class is known (a method found by name alone may belong to any
     // object), and only what an instance holds in its fields, or the caller's own `this`.
-    const self = lookup ? receiver.filter((label) => label.field !== undefined || isReceiver(label)) : CLEAN;
+    const thisValue = lookup ? receiver.filter((label) => label.field !== undefined || isReceiver(label)) : CLEAN;
     if (target) {
       const inline = positional.some((taint) => taint.some((label) => label.origin.kind === 'tool-name' || label.origin.kind === 'request' || label.origin.kind === 'request-params'));
       if (inline && !this.inProgress.has(target.fn)) {
@@ -161,7 +161,7 @@ export class TaintEngine extends ExpressionAnalysis {
         return union(result, returned);
       }
       const summary = this.summaryOf(target.fn, target.file);
-      return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display, self));
+      return union(result, this.applySummary(summary, positional, node, ctx, target.file, callee.display, thisValue));
     }
     // `adapter.all(sql)` where a few classes of the package (one per database) define `all`: any of them may run.
     const implementations = method && calleeNode.type === 'MemberExpression' && !isModuleCall && !lookup ? this.resolver.implementations(method) : [];
